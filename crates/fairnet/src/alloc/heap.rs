@@ -1,0 +1,139 @@
+//! An indexed binary min-heap over a fixed key space `0..n` with `f64` priorities.
+//!
+//! The water-filling oracle keeps one entry per link and changes a link's priority (its fair
+//! share level) every time a flow crossing it freezes; a position index makes that an
+//! O(log n) sift instead of a push of a stale duplicate.
+
+/// Min-heap of keys `0..n` keyed by `f64` priorities; each key is present at most once.
+#[derive(Debug, Clone)]
+pub struct IndexedMinHeap {
+    heap: Vec<u32>,
+    pos: Vec<u32>,
+    prio: Vec<f64>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl IndexedMinHeap {
+    /// An empty heap for keys `0..n`.
+    pub fn new(n: usize) -> Self {
+        IndexedMinHeap {
+            heap: Vec::with_capacity(n),
+            pos: vec![ABSENT; n],
+            prio: vec![f64::INFINITY; n],
+        }
+    }
+
+    /// Whether the heap is empty.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// The smallest (priority, key), if any.
+    pub fn peek(&self) -> Option<(f64, usize)> {
+        self.heap
+            .first()
+            .map(|&k| (self.prio[k as usize], k as usize))
+    }
+
+    /// Inserts `key` or changes its priority.
+    pub fn set(&mut self, key: usize, prio: f64) {
+        let old = self.prio[key];
+        self.prio[key] = prio;
+        let p = self.pos[key];
+        if p == ABSENT {
+            self.pos[key] = self.heap.len() as u32;
+            self.heap.push(key as u32);
+            self.sift_up(self.heap.len() - 1);
+        } else if prio < old {
+            self.sift_up(p as usize);
+        } else {
+            self.sift_down(p as usize);
+        }
+    }
+
+    /// Removes `key` if present.
+    pub fn remove(&mut self, key: usize) {
+        let p = self.pos[key];
+        if p == ABSENT {
+            return;
+        }
+        let p = p as usize;
+        let last = self.heap.pop().unwrap();
+        self.pos[key] = ABSENT;
+        if p < self.heap.len() {
+            self.heap[p] = last;
+            self.pos[last as usize] = p as u32;
+            self.sift_up(p);
+            let p = self.pos[last as usize] as usize;
+            self.sift_down(p);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let k = self.heap[i];
+        let pk = self.prio[k as usize];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let kp = self.heap[parent];
+            if self.prio[kp as usize] <= pk {
+                break;
+            }
+            self.heap[i] = kp;
+            self.pos[kp as usize] = i as u32;
+            i = parent;
+        }
+        self.heap[i] = k;
+        self.pos[k as usize] = i as u32;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        let k = self.heap[i];
+        let pk = self.prio[k as usize];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.prio[self.heap[r] as usize] < self.prio[self.heap[l] as usize]
+            {
+                r
+            } else {
+                l
+            };
+            let kc = self.heap[c];
+            if self.prio[kc as usize] >= pk {
+                break;
+            }
+            self.heap[i] = kc;
+            self.pos[kc as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = k;
+        self.pos[k as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_priority_order_after_updates() {
+        let mut h = IndexedMinHeap::new(6);
+        for (k, p) in [(0, 5.0), (1, 3.0), (2, 8.0), (3, 1.0), (4, 7.0)] {
+            h.set(k, p);
+        }
+        h.set(3, 9.0); // raise
+        h.set(2, 0.5); // lower
+        h.remove(1);
+        let mut order = vec![];
+        while let Some((_, k)) = h.peek() {
+            order.push(k);
+            h.remove(k);
+        }
+        assert_eq!(order, vec![2, 0, 4, 3]);
+    }
+}

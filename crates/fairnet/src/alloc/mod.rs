@@ -1,0 +1,46 @@
+//! The weighted max-min oracle: the ground truth of every experiment.
+//!
+//! - [`solve`]: exact weighted max-min fair rates for single-path flows with real weights,
+//!   optional rate caps (demands) and minimum guarantees, plus each flow's bottleneck link and
+//!   `N_∞` (event-driven water-filling, see [`waterfill`]).
+//! - [`k_waterfilling`]: s-PERC Algorithm 1 for `k = 1, 2, ∞`, returning `N_k` and the iteration
+//!   in which every link is removed.
+//! - [`check()`]: an independent verifier of feasibility and the weighted max-min property that
+//!   reports the worst violation.
+//!
+//! Rates and capacities are `f64` bits per second.
+
+mod check;
+mod heap;
+mod kwaterfill;
+mod problem;
+pub mod waterfill;
+
+pub use check::{check, check_with_tolerance, CheckReport};
+pub use heap::IndexedMinHeap;
+pub use kwaterfill::{k_waterfilling, KWaterfilling, Radius};
+pub use problem::{LinkFlows, Problem, ProblemInput, REL_TOL};
+pub use waterfill::{solve, Allocation};
+
+/// Iteration counts of k-Water-filling for `k = 1, 2, ∞`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IterationCounts {
+    /// `N_1`.
+    pub k1: u32,
+    /// `N_2`.
+    pub k2: u32,
+    /// `N_∞`.
+    pub kinf: u32,
+}
+
+/// `N_1`, `N_2` (from [`k_waterfilling`]) and `N_∞` (from the oracle's own run, `solution`).
+pub fn iteration_counts(p: &Problem, solution: &Allocation) -> IterationCounts {
+    IterationCounts {
+        k1: k_waterfilling(p, Radius::One).iterations,
+        k2: k_waterfilling(p, Radius::Two).iterations,
+        kinf: solution.iterations,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,22 @@
+//! fairnet core: weighted bandwidth allocation in datacenter networks.
+//!
+//! The layers (see `DESIGN.md` in the shared folder and `docs/` in the repository):
+//! - [`units`], [`ids`]: typed units (integer picosecond [`units::Time`], [`units::Bytes`],
+//!   [`units::Rate`]) and dense ids.
+//! - [`topo`]: nodes, directed links, topology builders, routing, file formats.
+//! - [`alloc`]: the exact weighted max-min oracle, k-water-filling, an independent checker.
+//! - [`workload`]: flow generators used by the oracle benchmark and the engines.
+
+#![warn(missing_docs)]
+// Numeric kernels walk several parallel arrays by index; an iterator chain over one of them
+// would hide that symmetry.
+#![allow(clippy::needless_range_loop)]
+
+pub mod alloc;
+pub mod error;
+pub mod ids;
+pub mod topo;
+pub mod units;
+pub mod workload;
+
+pub use error::{Error, Result};

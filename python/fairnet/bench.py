@@ -1,0 +1,88 @@
+"""``fairnet bench allocate``: the oracle's speed, printed, never asserted.
+
+The headline is 1,000,000 flows between random host pairs on a k = 16 fat-tree (1,024 hosts,
+ECMP paths, weights uniform in [0.1, 10]); the series mirror Söze Fig. 19 (§5.3.4): 10k flows on
+k = 4, 8, 12, 16, and 10 … 1M flows on k = 16. The Söze paper reports 1.81 ms (10 flows) to
+31.1 s (1M flows) for its water-filling solver on that topology.
+"""
+
+from __future__ import annotations
+
+import gc
+import resource
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from fairnet import _core, alloc, workload
+
+console = Console()
+
+SOZE_FIG19B = {10: 1.81e-3, 1_000_000: 31.1}
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _time_allocation(k: int, n_flows: int, seed: int, repeat: int) -> dict:
+    spec = workload.fat_tree_problem(k, n_flows, seed=seed)
+    best_total = best_solve = float("inf")
+    result = None
+    for _ in range(repeat):
+        result = None
+        gc.collect()
+        t0 = time.perf_counter()
+        result = alloc.allocate(spec.capacities, spec.paths, spec.weights)
+        best_total = min(best_total, time.perf_counter() - t0)
+        best_solve = min(best_solve, result.solve_seconds)
+    assert result is not None
+    report = alloc.check_allocation(spec.capacities, spec.paths, result.rates, spec.weights)
+    return {
+        "k": k,
+        "hosts": k**3 // 4,
+        "links": len(spec.capacities),
+        "flows": n_flows,
+        "solve_s": best_solve,
+        "allocate_s": best_total,
+        "kinf": result.kinf,
+        "check": report.ok,
+    }
+
+
+def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
+    """Runs the oracle benchmark and prints its tables. Returns the rows."""
+    console.print(f"fairnet {_core.__version__} oracle benchmark (best of 3, one core)")
+    rows = []
+    head = _time_allocation(16, 100_000 if quick else 1_000_000, seed, 3)
+    rss = _peak_rss_mib()
+    rows.append(head)
+    console.print(
+        f"[bold]k=16 fat-tree, {head['flows']:,} flows:[/bold] solve {head['solve_s'] * 1e3:.1f} ms, "
+        f"allocate() incl. input conversion {head['allocate_s'] * 1e3:.1f} ms, "
+        f"N_inf={head['kinf']}, checker {'ok' if head['check'] else 'FAILED'}, "
+        f"peak RSS {rss:.0f} MiB"
+    )
+    sizes = [(k, 10_000) for k in (4, 8, 12, 16)]
+    counts = [10, 100, 1_000, 10_000, 100_000] + ([] if quick else [1_000_000])
+    for title, series in (
+        ("Söze Fig. 19(a): 10k flows, growing fat-tree", sizes),
+        ("Söze Fig. 19(b): k=16 fat-tree, growing flow count", [(16, n) for n in counts]),
+    ):
+        t = Table(title=title)
+        for col in ("k", "hosts", "links", "flows", "solve", "allocate()", "N_inf", "check",
+                    "Söze paper (water-filling)"):
+            t.add_column(col, justify="right")
+        for k, n in series:
+            r = head if (k, n) == (16, head["flows"]) else _time_allocation(k, n, seed, 3)
+            rows.append(r)
+            paper = SOZE_FIG19B.get(n) if k == 16 else None
+            t.add_row(
+                str(k), f"{r['hosts']:,}", f"{r['links']:,}", f"{n:,}",
+                f"{r['solve_s'] * 1e3:.3f} ms", f"{r['allocate_s'] * 1e3:.3f} ms", str(r["kinf"]),
+                "ok" if r["check"] else "FAILED",
+                f"{paper * 1e3:,.2f} ms" if paper else "",
+            )
+        console.print(t)
+    return rows

@@ -1,0 +1,175 @@
+"""The ``fairnet`` command line.
+
+Every subcommand reports bad input as one line on stderr (``fairnet: error: ...``) and exits with
+code 2; it never shows a traceback for input problems.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from fairnet.errors import InputError
+
+
+def _write_json(path: Path, doc: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fairnet")
+def cli() -> None:
+    """fairnet: weighted bandwidth allocation in datacenter networks.
+
+    Exact weighted max-min allocations (allocate, check), generated topologies and workloads,
+    and benchmarks (bench). See docs/ in the repository.
+    """
+
+
+def _parse_weight_range(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in text.split(":"))
+    except ValueError:
+        raise InputError(f"--weights: expected LO:HI, e.g. 0.1:10, got {text!r}") from None
+    if not (0 < lo <= hi):
+        raise InputError(f"--weights: need 0 < LO <= HI, got {text!r}")
+    return lo, hi
+
+
+@cli.command()
+@click.argument("problem", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write RESULT.json here.")
+@click.option("--fat-tree", "fat_tree_k", type=int, help="Generate: k-ary fat-tree (even k >= 4).")
+@click.option("--flows", "n_flows", type=int, default=10_000, show_default=True,
+              help="Generate: number of flows between random host pairs (ECMP paths).")
+@click.option("--weights", "weight_range", default="0.1:10", show_default=True,
+              help="Generate: weights drawn uniformly from LO:HI.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Generate: random seed.")
+@click.option("--save-problem", type=click.Path(path_type=Path),
+              help="Generate: also write the generated PROBLEM.json here.")
+@click.option("--no-iterations", is_flag=True,
+              help="Skip k-Water-filling iteration counts (N_1, N_2) in the result.")
+def allocate(
+    problem: Path | None,
+    output: Path | None,
+    fat_tree_k: int | None,
+    n_flows: int,
+    weight_range: str,
+    seed: int,
+    save_problem: Path | None,
+    no_iterations: bool,
+) -> None:
+    """Exact weighted max-min allocation of PROBLEM.json (or of a generated problem).
+
+    Prints a summary; with -o writes RESULT.json: {"rates": {flow id: bps}, "bottleneck":
+    {flow id: link id or null}, "iterations": {"k1", "k2", "kinf"}}.
+    """
+    from fairnet import alloc, problem_file, workload
+
+    if (problem is None) == (fat_tree_k is None):
+        raise InputError("give either PROBLEM.json or --fat-tree K (not both)")
+    if problem is not None:
+        spec = problem_file.load_problem(problem)
+    else:
+        assert fat_tree_k is not None
+        spec = workload.fat_tree_problem(
+            fat_tree_k, n_flows, seed=seed, weights=_parse_weight_range(weight_range)
+        )
+        if save_problem is not None:
+            _write_json(save_problem, problem_file.problem_document(spec))
+    t0 = time.perf_counter()
+    result = alloc.allocate(
+        spec.capacities,
+        spec.paths,
+        spec.weights,
+        spec.demands,
+        spec.guarantees,
+        flow_names=[str(f) for f in spec.flow_ids] if problem is not None else None,
+        link_names=[str(link) for link in spec.link_ids] if problem is not None else None,
+    )
+    elapsed = time.perf_counter() - t0
+    report = alloc.check_allocation(
+        spec.capacities, spec.paths, result.rates, spec.weights, spec.demands, spec.guarantees
+    )
+    from fairnet.report import print_allocation_summary
+
+    print_allocation_summary(spec, result, report, elapsed, iterations=not no_iterations)
+    if output is not None:
+        _write_json(output, problem_file.result_document(spec, result, not no_iterations))
+        click.echo(f"wrote {output}")
+    if not report.ok:
+        raise click.ClickException(f"checker rejected the allocation: {report.message}")
+
+
+@cli.command()
+@click.argument("problem", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("result", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--tolerance", type=float, default=None, help="Relative tolerance (default 1e-6).")
+def check(problem: Path, result: Path, tolerance: float | None) -> None:
+    """Verify RESULT.json's rates against PROBLEM.json (independent checker).
+
+    Exit code 0 if the rates are the weighted max-min fair allocation, 1 if not.
+    """
+    from fairnet import alloc, problem_file
+
+    spec = problem_file.load_problem(problem)
+    rates = problem_file.load_rates(result, spec)
+    report = alloc.check_allocation(
+        spec.capacities, spec.paths, rates, spec.weights, spec.demands, spec.guarantees,
+        tolerance=tolerance,
+    )
+    click.echo(report.message)
+    if not report.ok:
+        sys.exit(1)
+
+
+@cli.group()
+def bench() -> None:
+    """Benchmarks that print their figures."""
+
+
+@bench.command("allocate")
+@click.option("--quick", is_flag=True, help="Smaller series (for a fast look).")
+@click.option("--seed", type=int, default=1, show_default=True)
+def bench_allocate(quick: bool, seed: int) -> None:
+    """Oracle speed: 1M flows on a k=16 fat-tree, and the series of Söze Fig. 19."""
+    from fairnet.bench import bench_allocate as run
+
+    run(quick=quick, seed=seed)
+
+
+@cli.command()
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("results/demo"),
+              show_default=True, help="Output directory.")
+def demo(output: Path) -> None:
+    """The main job: weighted flows on a k=8 fat-tree, solved, checked and written out."""
+    from fairnet.demo import run_demo
+
+    run_demo(output)
+
+
+def main() -> None:
+    """Entry point: runs the CLI and turns input errors into one line and exit code 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("fairnet: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        click.echo(f"fairnet: error: {e.format_message()}", err=True)
+        sys.exit(e.exit_code)
+    except (InputError, ValueError) as e:
+        click.echo(f"fairnet: error: {e}", err=True)
+        sys.exit(2)
+    except OSError as e:
+        click.echo(f"fairnet: error: {e}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets up fairnet and runs every check: formatting, lints, Rust tests, Python tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== ruff"
+.venv/bin/ruff check python tests
+echo "== cargo test"
+cargo test --workspace --release --quiet
+echo "== pytest"
+.venv/bin/python -m pytest -q tests
