@@ -27,7 +27,9 @@ def test_sperc_running_example_lists_and_csr_agree() -> None:
 def test_weights_scale_shares_and_demands_cap_them() -> None:
     # One 10 Gb/s link, weights 1, 2, 2, the last capped at 1 Gb/s: the cap frees 3 Gb/s,
     # the other two split 9 Gb/s 1:2.
-    a = fairnet.allocate([10 * G], [[0], [0], [0]], weights=[1, 2, 2], demands=[math.inf, math.inf, G])
+    a = fairnet.allocate(
+        [10 * G], [[0], [0], [0]], weights=[1, 2, 2], demands=[math.inf, math.inf, G]
+    )
     np.testing.assert_allclose(a.rates, [3 * G, 6 * G, 1 * G])
     assert a.bottleneck.tolist() == [0, 0, -1]
 
@@ -41,8 +43,10 @@ def test_guarantee_is_max_of_guarantee_and_share() -> None:
 def test_iteration_counts_are_ordered_and_removal_iterations_consistent() -> None:
     rng = np.random.default_rng(7)
     n_links, n_flows = 40, 300
-    paths = [sorted(rng.choice(n_links, size=rng.integers(1, 5), replace=False).tolist())
-             for _ in range(n_flows)]
+    paths = [
+        sorted(rng.choice(n_links, size=rng.integers(1, 5), replace=False).tolist())
+        for _ in range(n_flows)
+    ]
     caps = rng.uniform(1, 100, n_links) * G
     w = rng.uniform(0.1, 10, n_flows)
     a = fairnet.allocate(caps, paths, w)

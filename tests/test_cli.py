@@ -22,10 +22,15 @@ def write(path: Path, doc: object) -> Path:
 
 
 SPERC = {
-    "links": [{"id": "l20", "capacity": "20Gbps"}, {"id": "l30", "capacity": 30e9},
-              {"id": "l12", "capacity": 12e9}],
-    "flows": [{"id": "blue", "path": ["l20", "l30"]},
-              {"id": "green", "path": ["l30", "l12"], "weight": 1}],
+    "links": [
+        {"id": "l20", "capacity": "20Gbps"},
+        {"id": "l30", "capacity": 30e9},
+        {"id": "l12", "capacity": 12e9},
+    ],
+    "flows": [
+        {"id": "blue", "path": ["l20", "l30"]},
+        {"id": "green", "path": ["l30", "l12"], "weight": 1},
+    ],
 }
 
 
@@ -55,15 +60,25 @@ def test_allocate_writes_result_and_check_accepts_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda d: d["flows"][0]["path"].append("nope"), "flows[0].path[2]: unknown link id 'nope'"),
+        (
+            lambda d: d["flows"][0]["path"].append("nope"),
+            "flows[0].path[2]: unknown link id 'nope'",
+        ),
         (lambda d: d["flows"].append(dict(d["flows"][0])), "flows[2].id: duplicate flow id 'blue'"),
         (lambda d: d["links"][0].update(capacity=-5), 'link "l20": capacity must be a positive'),
-        (lambda d: d["links"][1].update(capacity="30 parsecs"), "links[1].capacity: expected a rate"),
+        (
+            lambda d: d["links"][1].update(capacity="30 parsecs"),
+            "links[1].capacity: expected a rate",
+        ),
         (lambda d: d["flows"][1].update(weight=0), 'flow "green": weight must be a positive'),
         (lambda d: d["flows"][1].update(path=[]), 'flow "green": path is empty'),
         (lambda d: d["flows"][1].update(colour="green"), "flows[1]: unknown key 'colour'"),
-        (lambda d: d["flows"][0].update(guarantee="15Gbps") or d["flows"][1].update(
-            guarantee="16Gbps"), 'link "l30": guarantees of its flows sum to'),
+        (
+            lambda d: (
+                d["flows"][0].update(guarantee="15Gbps") or d["flows"][1].update(guarantee="16Gbps")
+            ),
+            'link "l30": guarantees of its flows sum to',
+        ),
     ],
 )
 def test_bad_problem_is_one_line_exit_2(tmp_path: Path, mutate, message: str) -> None:
@@ -81,7 +96,7 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
     r = run("allocate", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "cannot read" in r.stderr
     bad = tmp_path / "bad.json"
-    bad.write_text("{\"links\": [")
+    bad.write_text('{"links": [')
     r = run("allocate", str(bad))
     assert r.returncode == 2 and "invalid JSON at line 1" in r.stderr
 
@@ -89,8 +104,19 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
 def test_generated_fat_tree_problem(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     saved = tmp_path / "p.json"
-    r = run("allocate", "--fat-tree", "4", "--flows", "200", "--seed", "5",
-            "--save-problem", str(saved), "-o", str(out))
+    r = run(
+        "allocate",
+        "--fat-tree",
+        "4",
+        "--flows",
+        "200",
+        "--seed",
+        "5",
+        "--save-problem",
+        str(saved),
+        "-o",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     assert len(json.loads(out.read_text())["rates"]) == 200
     assert run("check", str(saved), str(out)).returncode == 0

@@ -48,7 +48,9 @@ def paths_to_csr(paths: PathsLike) -> tuple[np.ndarray, np.ndarray]:
             itertools.chain.from_iterable(paths), dtype=np.int64, count=int(indptr[-1])
         )
     except (TypeError, ValueError) as e:
-        raise ValueError(f"paths: every path must be a list of integer link indices ({e})") from None
+        raise ValueError(
+            f"paths: every path must be a list of integer link indices ({e})"
+        ) from None
     return indptr, indices
 
 
@@ -185,14 +187,23 @@ def check_allocation(
     guarantees: npt.ArrayLike | None = None,
     *,
     tolerance: float | None = None,
+    flow_names: Sequence[str] | None = None,
+    link_names: Sequence[str] | None = None,
 ) -> CheckReport:
     """Verifies feasibility and the weighted max-min property of ``rates``.
 
     Independent of the solver: it sums link loads and checks that every flow below its demand
     has a saturated link where no flow above its guarantee has a larger rate/weight. Reports the
-    worst violation. ``tolerance`` is relative (default 1e-6).
+    worst violation. ``tolerance`` is relative (default 1e-6). ``flow_names`` and
+    ``link_names`` name items in the message instead of indices.
     """
     args = _problem_arrays(capacities, paths, weights, demands, guarantees)
     r = _float_array("rates", rates, len(args["path_ptr"]) - 1)
-    d = _core.check_allocation(rates=r, tolerance=tolerance, **args)
+    d = _core.check_allocation(
+        rates=r,
+        tolerance=tolerance,
+        flow_names=list(flow_names) if flow_names is not None else None,
+        link_names=list(link_names) if link_names is not None else None,
+        **args,
+    )
     return CheckReport(**d)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import resource
+import sys
 import time
 
 from rich.console import Console
@@ -17,7 +18,8 @@ from rich.table import Table
 
 from fairnet import _core, alloc, workload
 
-console = Console()
+# Wide enough for the tables when the output is a file or a pipe.
+console = Console(width=None if sys.stdout.isatty() else 132)
 
 SOZE_FIG19B = {10: 1.81e-3, 1_000_000: 31.1}
 
@@ -59,7 +61,8 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
     rss = _peak_rss_mib()
     rows.append(head)
     console.print(
-        f"[bold]k=16 fat-tree, {head['flows']:,} flows:[/bold] solve {head['solve_s'] * 1e3:.1f} ms, "
+        f"[bold]k=16 fat-tree, {head['flows']:,} flows:[/bold] "
+        f"solve {head['solve_s'] * 1e3:.1f} ms, "
         f"allocate() incl. input conversion {head['allocate_s'] * 1e3:.1f} ms, "
         f"N_inf={head['kinf']}, checker {'ok' if head['check'] else 'FAILED'}, "
         f"peak RSS {rss:.0f} MiB"
@@ -71,16 +74,30 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
         ("Söze Fig. 19(b): k=16 fat-tree, growing flow count", [(16, n) for n in counts]),
     ):
         t = Table(title=title)
-        for col in ("k", "hosts", "links", "flows", "solve", "allocate()", "N_inf", "check",
-                    "Söze paper (water-filling)"):
+        for col in (
+            "k",
+            "hosts",
+            "links",
+            "flows",
+            "solve",
+            "allocate()",
+            "N_inf",
+            "check",
+            "Söze paper (water-filling)",
+        ):
             t.add_column(col, justify="right")
         for k, n in series:
             r = head if (k, n) == (16, head["flows"]) else _time_allocation(k, n, seed, 3)
             rows.append(r)
             paper = SOZE_FIG19B.get(n) if k == 16 else None
             t.add_row(
-                str(k), f"{r['hosts']:,}", f"{r['links']:,}", f"{n:,}",
-                f"{r['solve_s'] * 1e3:.3f} ms", f"{r['allocate_s'] * 1e3:.3f} ms", str(r["kinf"]),
+                str(k),
+                f"{r['hosts']:,}",
+                f"{r['links']:,}",
+                f"{n:,}",
+                f"{r['solve_s'] * 1e3:.3f} ms",
+                f"{r['allocate_s'] * 1e3:.3f} ms",
+                str(r["kinf"]),
                 "ok" if r["check"] else "FAILED",
                 f"{paper * 1e3:,.2f} ms" if paper else "",
             )

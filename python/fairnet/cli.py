@@ -45,15 +45,32 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
 @click.argument("problem", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write RESULT.json here.")
 @click.option("--fat-tree", "fat_tree_k", type=int, help="Generate: k-ary fat-tree (even k >= 4).")
-@click.option("--flows", "n_flows", type=int, default=10_000, show_default=True,
-              help="Generate: number of flows between random host pairs (ECMP paths).")
-@click.option("--weights", "weight_range", default="0.1:10", show_default=True,
-              help="Generate: weights drawn uniformly from LO:HI.")
+@click.option(
+    "--flows",
+    "n_flows",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Generate: number of flows between random host pairs (ECMP paths).",
+)
+@click.option(
+    "--weights",
+    "weight_range",
+    default="0.1:10",
+    show_default=True,
+    help="Generate: weights drawn uniformly from LO:HI.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Generate: random seed.")
-@click.option("--save-problem", type=click.Path(path_type=Path),
-              help="Generate: also write the generated PROBLEM.json here.")
-@click.option("--no-iterations", is_flag=True,
-              help="Skip k-Water-filling iteration counts (N_1, N_2) in the result.")
+@click.option(
+    "--save-problem",
+    type=click.Path(path_type=Path),
+    help="Generate: also write the generated PROBLEM.json here.",
+)
+@click.option(
+    "--no-iterations",
+    is_flag=True,
+    help="Skip k-Water-filling iteration counts (N_1, N_2) in the result.",
+)
 def allocate(
     problem: Path | None,
     output: Path | None,
@@ -89,12 +106,17 @@ def allocate(
         spec.weights,
         spec.demands,
         spec.guarantees,
-        flow_names=[str(f) for f in spec.flow_ids] if problem is not None else None,
-        link_names=[str(link) for link in spec.link_ids] if problem is not None else None,
+        **(spec.names() if problem is not None else {}),
     )
     elapsed = time.perf_counter() - t0
     report = alloc.check_allocation(
-        spec.capacities, spec.paths, result.rates, spec.weights, spec.demands, spec.guarantees
+        spec.capacities,
+        spec.paths,
+        result.rates,
+        spec.weights,
+        spec.demands,
+        spec.guarantees,
+        **(spec.names() if problem is not None else {}),
     )
     from fairnet.report import print_allocation_summary
 
@@ -120,8 +142,14 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
     spec = problem_file.load_problem(problem)
     rates = problem_file.load_rates(result, spec)
     report = alloc.check_allocation(
-        spec.capacities, spec.paths, rates, spec.weights, spec.demands, spec.guarantees,
+        spec.capacities,
+        spec.paths,
+        rates,
+        spec.weights,
+        spec.demands,
+        spec.guarantees,
         tolerance=tolerance,
+        **spec.names(),
     )
     click.echo(report.message)
     if not report.ok:
@@ -144,8 +172,14 @@ def bench_allocate(quick: bool, seed: int) -> None:
 
 
 @cli.command()
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("results/demo"),
-              show_default=True, help="Output directory.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("results/demo"),
+    show_default=True,
+    help="Output directory.",
+)
 def demo(output: Path) -> None:
     """The main job: weighted flows on a k=8 fat-tree, solved, checked and written out."""
     from fairnet.demo import run_demo

@@ -28,8 +28,13 @@ def run_demo(output: Path) -> dict:
     elapsed = time.perf_counter() - t0
     report = alloc.check_allocation(spec.capacities, spec.paths, result.rates, spec.weights)
     summary = print_allocation_summary(spec, result, report, elapsed, iterations=True)
-    summary["scenario"] = {"topology": f"fat_tree k={DEMO_K}", "flows": DEMO_FLOWS,
-                           "seed": DEMO_SEED, "weights": [0.1, 10.0], "routing": "ecmp flow hash"}
+    summary["scenario"] = {
+        "topology": f"fat_tree k={DEMO_K}",
+        "flows": DEMO_FLOWS,
+        "seed": DEMO_SEED,
+        "weights": [0.1, 10.0],
+        "routing": "ecmp flow hash",
+    }
     output.mkdir(parents=True, exist_ok=True)
     (output / "problem.json").write_text(json.dumps(problem_file.problem_document(spec)))
     (output / "result.json").write_text(

@@ -45,6 +45,13 @@ class ProblemSpec:
     demands: np.ndarray | None
     guarantees: np.ndarray | None
 
+    def names(self) -> dict[str, list[str]]:
+        """The file's ids as names for error messages and reports."""
+        return {
+            "flow_names": [str(f) for f in self.flow_ids],
+            "link_names": [str(link) for link in self.link_ids],
+        }
+
 
 def _rate(value: Any, at: str, *, allow_none: bool = False) -> float:
     if value is None and allow_none:
@@ -73,7 +80,9 @@ def parse_problem(doc: Any, source: str = "problem") -> ProblemSpec:
         raise InputError(f"{source}: expected an object with 'links' and 'flows'")
     unknown = set(doc) - {"links", "flows"}
     if unknown:
-        raise InputError(f"{source}: unknown key {sorted(unknown)[0]!r} (expected 'links', 'flows')")
+        raise InputError(
+            f"{source}: unknown key {sorted(unknown)[0]!r} (expected 'links', 'flows')"
+        )
     links, flows = doc.get("links"), doc.get("flows")
     if not isinstance(links, list):
         raise InputError(f"{source}: 'links' must be a list")
@@ -155,7 +164,9 @@ def load_problem(path: str | Path) -> ProblemSpec:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise InputError(
+            f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from None
     return parse_problem(doc, str(p))
 
 
@@ -205,7 +216,9 @@ def load_rates(path: str | Path, spec: ProblemSpec) -> np.ndarray:
     except OSError as e:
         raise InputError(f"{p}: cannot read ({e.strerror})") from None
     except json.JSONDecodeError as e:
-        raise InputError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise InputError(
+            f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from None
     rates = doc.get("rates") if isinstance(doc, dict) else None
     if not isinstance(rates, dict):
         raise InputError(f"{p}: expected an object with 'rates': {{flow id: bps}}")

@@ -58,7 +58,11 @@ def print_allocation_summary(
     t.add_row("demand-limited flows", f"{s['demand_limited_flows']:,}")
     if iterations:
         it = s["iterations"]
-        t.add_row("water-filling iterations N1 / N2 / Ninf", f"{it['k1']} / {it['k2']} / {it['kinf']}")
-    t.add_row("independent check", "[green]ok[/green]" if report.ok else f"[red]{report.message}[/red]")
+        t.add_row(
+            "water-filling iterations N1 / N2 / Ninf", f"{it['k1']} / {it['k2']} / {it['kinf']}"
+        )
+    t.add_row(
+        "independent check", "[green]ok[/green]" if report.ok else f"[red]{report.message}[/red]"
+    )
     console.print(t)
     return s

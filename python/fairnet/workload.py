@@ -10,7 +10,11 @@ from fairnet.problem_file import ProblemSpec
 
 
 def fat_tree_problem(
-    k: int, n_flows: int, *, seed: int = 1, weights: tuple[float, float] = (0.1, 10.0),
+    k: int,
+    n_flows: int,
+    *,
+    seed: int = 1,
+    weights: tuple[float, float] = (0.1, 10.0),
     link_rate: str = "100Gbps",
 ) -> ProblemSpec:
     """``n_flows`` flows between uniformly random distinct host pairs of a k-ary fat-tree.
@@ -35,5 +39,7 @@ def describe(spec: ProblemSpec) -> str:
     """One line about a generated problem."""
     indptr = spec.paths[0]
     mean_len = float(np.diff(indptr).mean()) if len(indptr) > 1 else 0.0
-    return (f"{len(spec.flow_ids):,} flows on {len(spec.link_ids):,} links, "
-            f"mean path {mean_len:.2f} links")
+    return (
+        f"{len(spec.flow_ids):,} flows on {len(spec.link_ids):,} links, "
+        f"mean path {mean_len:.2f} links"
+    )

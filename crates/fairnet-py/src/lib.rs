@@ -203,7 +203,7 @@ fn allocate(
 
 /// Checks a rate vector; returns a dict describing the worst violation.
 #[pyfunction]
-#[pyo3(signature = (capacities, path_ptr, path_links, rates, weights=None, demands=None, guarantees=None, tolerance=None))]
+#[pyo3(signature = (capacities, path_ptr, path_links, rates, weights=None, demands=None, guarantees=None, tolerance=None, flow_names=None, link_names=None))]
 #[allow(clippy::too_many_arguments)]
 fn check_allocation<'py>(
     py: Python<'py>,
@@ -215,9 +215,11 @@ fn check_allocation<'py>(
     demands: Option<PyReadonlyArray1<'_, f64>>,
     guarantees: Option<PyReadonlyArray1<'_, f64>>,
     tolerance: Option<f64>,
+    flow_names: Option<Vec<String>>,
+    link_names: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let problem = build_problem(
-        capacities, path_ptr, path_links, weights, demands, guarantees, None, None,
+        capacities, path_ptr, path_links, weights, demands, guarantees, flow_names, link_names,
     )?;
     let rates = rates.as_slice()?;
     if rates.len() != problem.num_flows() {

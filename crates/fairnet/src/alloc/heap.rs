@@ -36,6 +36,18 @@ impl IndexedMinHeap {
             .map(|&k| (self.prio[k as usize], k as usize))
     }
 
+    /// The priority of `key`, if present.
+    pub fn priority(&self, key: usize) -> Option<f64> {
+        (self.pos[key] != ABSENT).then(|| self.prio[key])
+    }
+
+    /// Removes and returns the smallest (priority, key).
+    pub fn pop(&mut self) -> Option<(f64, usize)> {
+        let top = self.peek()?;
+        self.remove(top.1);
+        Some(top)
+    }
+
     /// Inserts `key` or changes its priority.
     pub fn set(&mut self, key: usize, prio: f64) {
         let old = self.prio[key];

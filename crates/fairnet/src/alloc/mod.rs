@@ -5,6 +5,8 @@
 //!   `N_∞` (event-driven water-filling, see [`waterfill`]).
 //! - [`k_waterfilling`]: s-PERC Algorithm 1 for `k = 1, 2, ∞`, returning `N_k` and the iteration
 //!   in which every link is removed.
+//! - [`IncrementalAllocator`]: the same rates for a set of flows that changes over time,
+//!   updated by touching only the links whose levels move (the flow engine's allocator).
 //! - [`check()`]: an independent verifier of feasibility and the weighted max-min property that
 //!   reports the worst violation.
 //!
@@ -12,12 +14,14 @@
 
 mod check;
 mod heap;
+mod incremental;
 mod kwaterfill;
 mod problem;
 pub mod waterfill;
 
 pub use check::{check, check_with_tolerance, CheckReport};
 pub use heap::IndexedMinHeap;
+pub use incremental::{IncrementalAllocator, IncrementalStats, Slot, LEVEL_TOL};
 pub use kwaterfill::{k_waterfilling, KWaterfilling, Radius};
 pub use problem::{LinkFlows, Problem, ProblemInput, REL_TOL};
 pub use waterfill::{solve, Allocation};
