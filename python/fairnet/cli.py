@@ -46,6 +46,12 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write RESULT.json here.")
 @click.option("--fat-tree", "fat_tree_k", type=int, help="Generate: k-ary fat-tree (even k >= 4).")
 @click.option(
+    "--topology",
+    "topology_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Generate: on this topology file (HPCC .txt, .toml or .json).",
+)
+@click.option(
     "--flows",
     "n_flows",
     type=int,
@@ -75,6 +81,7 @@ def allocate(
     problem: Path | None,
     output: Path | None,
     fat_tree_k: int | None,
+    topology_file: Path | None,
     n_flows: int,
     weight_range: str,
     seed: int,
@@ -88,17 +95,21 @@ def allocate(
     """
     from fairnet import alloc, problem_file, workload
 
-    if (problem is None) == (fat_tree_k is None):
-        raise InputError("give either PROBLEM.json or --fat-tree K (not both)")
+    sources = [x for x in (problem, fat_tree_k, topology_file) if x is not None]
+    if len(sources) != 1:
+        raise InputError("give exactly one of PROBLEM.json, --fat-tree K or --topology FILE")
+    weights = _parse_weight_range(weight_range)
     if problem is not None:
         spec = problem_file.load_problem(problem)
+    elif fat_tree_k is not None:
+        spec = workload.fat_tree_problem(fat_tree_k, n_flows, seed=seed, weights=weights)
     else:
-        assert fat_tree_k is not None
-        spec = workload.fat_tree_problem(
-            fat_tree_k, n_flows, seed=seed, weights=_parse_weight_range(weight_range)
-        )
-        if save_problem is not None:
-            _write_json(save_problem, problem_file.problem_document(spec))
+        topology = workload.topology_from_path(str(topology_file))
+        spec = workload.topology_problem(topology, n_flows, seed=seed, weights=weights)
+    if save_problem is not None:
+        if problem is not None:
+            raise InputError("--save-problem is for generated problems")
+        _write_json(save_problem, problem_file.problem_document(spec))
     t0 = time.perf_counter()
     result = alloc.allocate(
         spec.capacities,
@@ -154,6 +165,66 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
     click.echo(report.message)
     if not report.ok:
         sys.exit(1)
+
+
+def _parse_value(text: str) -> object:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _topology_spec(kind_or_file: str, params: tuple[str, ...]) -> dict:
+    if Path(kind_or_file).suffix in (".txt", ".toml", ".json"):
+        if params:
+            raise InputError("a topology file takes no KEY=VALUE parameters")
+        return {"kind": "file", "path": kind_or_file}
+    spec: dict = {"kind": kind_or_file}
+    for p in params:
+        key, sep, value = p.partition("=")
+        if not sep or not key:
+            raise InputError(f"expected KEY=VALUE, got {p!r}")
+        spec[key] = _parse_value(value)
+    return spec
+
+
+@cli.group()
+def topology() -> None:
+    """Build, inspect and convert topologies (HPCC topology.txt, TOML, JSON).
+
+    A topology is a builder KIND with KEY=VALUE parameters (fat_tree k=8, leaf_spine
+    hosts_per_leaf=16 leaves=8 spines=4, dumbbell n_pairs=4, parking_lot n_hops=3, star
+    n_hosts=8; rates like host_rate=100Gbps, delay=1us, buffer=32MB) or a file.
+    """
+
+
+@topology.command("info")
+@click.argument("kind_or_file")
+@click.argument("params", nargs=-1)
+def topology_info(kind_or_file: str, params: tuple[str, ...]) -> None:
+    """Print node, host, switch and link counts."""
+    from fairnet import workload
+
+    info = workload.topology_info(_topology_spec(kind_or_file, params))
+    for key, value in info.items():
+        click.echo(f"{key}: {value}")
+
+
+@topology.command("build")
+@click.argument("kind_or_file")
+@click.argument("params", nargs=-1)
+@click.option("-o", "--output", required=True, help="Output file (.txt = HPCC, .toml, .json).")
+@click.option("--format", "fmt", type=click.Choice(["hpcc", "toml", "json"]), default=None)
+def topology_build(
+    kind_or_file: str, params: tuple[str, ...], output: str, fmt: str | None
+) -> None:
+    """Write a topology (built, or converted from a file) to OUTPUT."""
+    from fairnet import workload
+
+    workload.write_topology(_topology_spec(kind_or_file, params), output, fmt)
+    click.echo(f"wrote {output}")
 
 
 @cli.group()

@@ -1,7 +1,16 @@
 """Generated problems for the oracle: topologies from the Rust builders, random host pairs,
-ECMP paths (per-flow hash) and random weights."""
+ECMP paths (per-flow hash) and random weights.
+
+Topologies are described by a spec dict with a ``kind``, exactly as in scenario files:
+``{"kind": "fat_tree", "k": 8}``, ``{"kind": "leaf_spine", "hosts_per_leaf": 16, ...}``,
+``{"kind": "file", "path": "topology.txt"}`` (HPCC ``.txt``, ``.toml`` or ``.json``). See
+docs/topology.md for every kind and field.
+"""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +32,38 @@ def fat_tree_problem(
     hash; weights are uniform in ``weights``. Deterministic for a given seed.
     """
     d = _core.fat_tree_problem(k, n_flows, seed, weights[0], weights[1], link_rate)
+    return _spec(d, n_flows)
+
+
+def topology_problem(
+    topology: dict[str, Any],
+    n_flows: int,
+    *,
+    seed: int = 1,
+    weights: tuple[float, float] = (0.1, 10.0),
+) -> ProblemSpec:
+    """``n_flows`` flows between random distinct host pairs of the topology ``topology`` (a spec
+    dict), on ECMP paths (per-flow hash), with weights uniform in ``weights``."""
+    d = _core.topology_problem(json.dumps(topology), n_flows, seed, weights[0], weights[1])
+    return _spec(d, n_flows)
+
+
+def topology_info(topology: dict[str, Any]) -> dict[str, Any]:
+    """Node, host, switch and link counts of a topology spec, and its distinct link rates."""
+    return dict(_core.topology_info(json.dumps(topology)))
+
+
+def write_topology(topology: dict[str, Any], path: str, fmt: str | None = None) -> None:
+    """Builds ``topology`` and writes it as HPCC text, TOML or JSON (default: by extension)."""
+    _core.write_topology(json.dumps(topology), str(path), fmt)
+
+
+def topology_from_path(path: str) -> dict[str, Any]:
+    """The spec of a topology file."""
+    return {"kind": "file", "path": str(path)}
+
+
+def _spec(d: dict, n_flows: int) -> ProblemSpec:
     n_links = len(d["capacities"])
     return ProblemSpec(
         link_ids=list(range(n_links)),

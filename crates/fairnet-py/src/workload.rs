@@ -1,11 +1,21 @@
-//! Bindings for generated workloads and unit parsing.
+//! Bindings for topologies, generated workloads and unit parsing.
+//!
+//! Topologies cross the boundary as a `TopologySpec` in JSON (`{"kind": "fat_tree", "k": 8}`,
+//! `{"kind": "file", "path": "topology.txt"}`), so Python never re-implements a builder.
 
+use fairnet::alloc::ProblemInput;
+use fairnet::topo::{FileFormat, NodeKind, Topology, TopologySpec};
 use fairnet::units::Rate;
 use fairnet::workload;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::Path;
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
 
 /// Parses a rate such as "100Gbps" into bits per second.
 #[pyfunction]
@@ -13,6 +23,26 @@ fn parse_rate(text: &str) -> PyResult<u64> {
     text.parse::<Rate>()
         .map(|r| r.0)
         .map_err(|e| PyValueError::new_err(e.0))
+}
+
+fn build_topology(spec_json: &str) -> PyResult<Topology> {
+    let spec: TopologySpec =
+        serde_json::from_str(spec_json).map_err(|e| value_error(format!("topology: {e}")))?;
+    spec.build().map_err(value_error)
+}
+
+fn problem_dict<'py>(py: Python<'py>, input: ProblemInput) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("capacities", input.capacities.into_pyarray(py))?;
+    let ptr: Vec<i64> = input.path_ptr.iter().map(|&x| x as i64).collect();
+    let links: Vec<i64> = input.path_links.iter().map(|&x| x as i64).collect();
+    d.set_item("path_ptr", ptr.into_pyarray(py))?;
+    d.set_item("path_links", links.into_pyarray(py))?;
+    d.set_item(
+        "weights",
+        input.weights.unwrap_or_default().into_pyarray(py),
+    )?;
+    Ok(d)
 }
 
 /// Arrays of the fat-tree benchmark problem: capacities, path_ptr, path_links, weights.
@@ -28,26 +58,83 @@ fn fat_tree_problem<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let rate: Rate = link_rate
         .parse()
-        .map_err(|e: fairnet::units::UnitError| PyValueError::new_err(e.0))?;
+        .map_err(|e: fairnet::units::UnitError| value_error(e.0))?;
     let input = py
         .detach(|| workload::fat_tree_problem(k, n_flows, seed, (weight_min, weight_max), rate))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        .map_err(value_error)?;
+    problem_dict(py, input)
+}
+
+/// Random host pairs with ECMP paths on the topology described by `spec_json`.
+#[pyfunction]
+fn topology_problem<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    n_flows: usize,
+    seed: u64,
+    weight_min: f64,
+    weight_max: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topo = build_topology(spec_json)?;
+    let input = py
+        .detach(|| workload::random_pairs_problem(&topo, n_flows, seed, (weight_min, weight_max)))
+        .map_err(value_error)?;
+    problem_dict(py, input)
+}
+
+/// Counts of a topology: nodes, hosts, switches, links, and the distinct link rates.
+#[pyfunction]
+fn topology_info<'py>(py: Python<'py>, spec_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let topo = build_topology(spec_json)?;
     let d = PyDict::new(py);
-    d.set_item("capacities", input.capacities.into_pyarray(py))?;
-    let ptr: Vec<i64> = input.path_ptr.iter().map(|&x| x as i64).collect();
-    let links: Vec<i64> = input.path_links.iter().map(|&x| x as i64).collect();
-    d.set_item("path_ptr", ptr.into_pyarray(py))?;
-    d.set_item("path_links", links.into_pyarray(py))?;
+    let switches = topo
+        .nodes()
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .count();
+    let mut rates: Vec<u64> = topo.links().iter().map(|l| l.capacity.0).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    d.set_item("nodes", topo.num_nodes())?;
+    d.set_item("hosts", topo.num_hosts())?;
+    d.set_item("switches", switches)?;
+    d.set_item("links", topo.num_links())?;
     d.set_item(
-        "weights",
-        input.weights.unwrap_or_default().into_pyarray(py),
+        "link_rates",
+        rates
+            .iter()
+            .map(|&r| Rate(r).to_string())
+            .collect::<Vec<_>>(),
     )?;
     Ok(d)
+}
+
+/// Builds the topology of `spec_json` and writes it to `path` ("hpcc", "toml" or "json";
+/// `None` = from the extension).
+#[pyfunction]
+#[pyo3(signature = (spec_json, path, format=None))]
+fn write_topology(spec_json: &str, path: &str, format: Option<&str>) -> PyResult<()> {
+    let topo = build_topology(spec_json)?;
+    let path = Path::new(path);
+    let format = match format {
+        Some(f) => serde_json::from_value::<FileFormat>(serde_json::Value::String(f.into()))
+            .map_err(|_| value_error(format!("format: expected hpcc, toml or json, got {f:?}")))?,
+        None => FileFormat::from_path(path).ok_or_else(|| {
+            value_error(format!(
+                "{}: cannot tell the format from the extension (use .txt for HPCC, .toml or .json)",
+                path.display()
+            ))
+        })?,
+    };
+    fairnet::topo::write_topology_file(&topo, path, format).map_err(value_error)
 }
 
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(fat_tree_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_problem, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_info, m)?)?;
+    m.add_function(wrap_pyfunction!(write_topology, m)?)?;
     Ok(())
 }

@@ -77,14 +77,13 @@ pub fn routed_problem(
     })
 }
 
-/// `n_flows` flows between random host pairs of a k-ary fat-tree whose links all run at `rate`,
-/// with weights uniform in `weights`; the benchmark problem of Söze Fig. 19 (§5.3.4).
-pub fn fat_tree_problem(
-    k: u32,
+/// `n_flows` flows between random host pairs of `topo`, each on one ECMP path (per-flow hash),
+/// with weights uniform in `weights`. Deterministic for a given seed.
+pub fn random_pairs_problem(
+    topo: &Topology,
     n_flows: usize,
     seed: u64,
     weights: (f64, f64),
-    rate: Rate,
 ) -> Result<ProblemInput> {
     let (lo, hi) = weights;
     if !(lo > 0.0 && lo <= hi && hi.is_finite()) {
@@ -93,6 +92,24 @@ pub fn fat_tree_problem(
             format!("need 0 < lo <= hi, got [{lo}, {hi}]"),
         ));
     }
+    let routing = Routing::new(topo);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let pairs = random_host_pairs(topo.hosts(), n_flows, &mut rng)?;
+    let w = (0..n_flows)
+        .map(|_| if lo == hi { lo } else { rng.gen_range(lo..hi) })
+        .collect();
+    routed_problem(topo, &routing, &pairs, seed, w)
+}
+
+/// [`random_pairs_problem`] on a k-ary fat-tree whose links all run at `rate`: the benchmark
+/// problem of Söze Fig. 19 (§5.3.4).
+pub fn fat_tree_problem(
+    k: u32,
+    n_flows: usize,
+    seed: u64,
+    weights: (f64, f64),
+    rate: Rate,
+) -> Result<ProblemInput> {
     let link = LinkSpec {
         capacity: rate,
         delay: Time::from_us(1),
@@ -104,13 +121,7 @@ pub fn fat_tree_problem(
         fabric_link: link,
         oversubscription: 1,
     })?;
-    let routing = Routing::new(&topo);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let pairs = random_host_pairs(topo.hosts(), n_flows, &mut rng)?;
-    let w = (0..n_flows)
-        .map(|_| if lo == hi { lo } else { rng.gen_range(lo..hi) })
-        .collect();
-    routed_problem(&topo, &routing, &pairs, seed, w)
+    random_pairs_problem(&topo, n_flows, seed, weights)
 }
 
 #[cfg(test)]
