@@ -5,6 +5,9 @@
 //! between uniformly random distinct host pairs, one shortest path each chosen by a seeded
 //! per-flow ECMP hash, weights uniform in `[lo, hi]`.
 
+mod flows;
+pub use flows::FlowSpec;
+
 use crate::alloc::ProblemInput;
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
