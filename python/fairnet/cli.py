@@ -131,6 +131,13 @@ def allocate(
     )
     from fairnet.report import print_allocation_summary
 
+    if not no_iterations and len(spec.flow_ids) > 100_000:
+        click.echo(
+            "computing k-Water-filling iteration counts N1, N2 (minutes at a million flows; "
+            "--no-iterations skips them)...",
+            err=True,
+        )
+
     print_allocation_summary(spec, result, report, elapsed, iterations=not no_iterations)
     if output is not None:
         _write_json(output, problem_file.result_document(spec, result, not no_iterations))

@@ -29,6 +29,14 @@ pub struct FlowSpec {
 impl FlowSpec {
     /// A flow of weight 1, priority 0, tag 0.
     pub fn new(src: NodeId, dst: NodeId, size: Bytes, start: Time) -> FlowSpec {
-        FlowSpec { src, dst, size, start, weight: 1.0, priority: 0, tag: 0 }
+        FlowSpec {
+            src,
+            dst,
+            size,
+            start,
+            weight: 1.0,
+            priority: 0,
+            tag: 0,
+        }
     }
 }

@@ -5,8 +5,12 @@
 //! between uniformly random distinct host pairs, one shortest path each chosen by a seeded
 //! per-flow ECMP hash, weights uniform in `[lo, hi]`.
 
+mod cdf;
 mod flows;
+mod generators;
+pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
+pub use generators::{all_to_all_flows, incast_flows, permutation_flows, poisson_flows};
 
 use crate::alloc::ProblemInput;
 use crate::error::{Error, Result};

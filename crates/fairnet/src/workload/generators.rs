@@ -1,0 +1,148 @@
+//! Flow-list generators shared by the engines: Poisson arrivals at a target load, permutation,
+//! incast and all-to-all. All are deterministic for a given seed.
+
+use super::cdf::SizeCdf;
+use super::flows::FlowSpec;
+use super::random_host_pairs;
+use crate::error::{Error, Result};
+use crate::ids::NodeId;
+use crate::units::{Bytes, Rate, Time};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// `n_flows` flows with sizes from `cdf` between uniformly random distinct host pairs, arriving
+/// as one Poisson process whose rate offers `load` (a fraction in (0, 1]) of the hosts' total
+/// access capacity: `λ = load · host_rate · hosts / (8 · mean size)` (the convention of the HPCC
+/// traffic generator, aggregated over hosts). Starts at time 0.
+pub fn poisson_flows(
+    hosts: &[NodeId],
+    host_rate: Rate,
+    load: f64,
+    cdf: &SizeCdf,
+    n_flows: usize,
+    seed: u64,
+) -> Result<Vec<FlowSpec>> {
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(Error::invalid(
+            "load",
+            format!("expected a fraction in (0, 1], got {load}"),
+        ));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let pairs = random_host_pairs(hosts, n_flows, &mut rng)?;
+    let lambda = load * host_rate.bps() * hosts.len() as f64 / (8.0 * cdf.mean());
+    let mut t = 0.0f64;
+    Ok(pairs
+        .into_iter()
+        .map(|(src, dst)| {
+            let size = cdf.sample(&mut rng);
+            let flow = FlowSpec::new(src, dst, size, Time::from_secs_f64(t));
+            // Exponential inter-arrival by inversion; 1 - u is in (0, 1].
+            t += -(1.0 - rng.gen::<f64>()).ln() / lambda;
+            flow
+        })
+        .collect())
+}
+
+/// Every host sends one flow of `size` to a distinct host (a random derangement), all at time 0.
+pub fn permutation_flows(hosts: &[NodeId], size: Bytes, seed: u64) -> Result<Vec<FlowSpec>> {
+    if hosts.len() < 2 {
+        return Err(Error::invalid(
+            "workload",
+            "a permutation needs at least 2 hosts",
+        ));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Sattolo's algorithm: a uniformly random cyclic permutation has no fixed point.
+    let mut target: Vec<usize> = (0..hosts.len()).collect();
+    for i in (1..target.len()).rev() {
+        let j = rng.gen_range(0..i);
+        target.swap(i, j);
+    }
+    Ok((0..hosts.len())
+        .map(|i| FlowSpec::new(hosts[i], hosts[target[i]], size, Time::ZERO))
+        .collect())
+}
+
+/// `senders` random hosts each send `size` to one random receiver at `start` (incast).
+pub fn incast_flows(
+    hosts: &[NodeId],
+    senders: usize,
+    size: Bytes,
+    start: Time,
+    seed: u64,
+) -> Result<Vec<FlowSpec>> {
+    if senders + 1 > hosts.len() {
+        return Err(Error::invalid(
+            "workload.senders",
+            format!(
+                "incast of {senders} senders needs {} hosts, the topology has {}",
+                senders + 1,
+                hosts.len()
+            ),
+        ));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut chosen: Vec<NodeId> = hosts.to_vec();
+    chosen.shuffle(&mut rng);
+    let dst = chosen[0];
+    Ok(chosen[1..=senders]
+        .iter()
+        .map(|&src| FlowSpec::new(src, dst, size, start))
+        .collect())
+}
+
+/// Every host sends `size` to every other host at `start`.
+pub fn all_to_all_flows(hosts: &[NodeId], size: Bytes, start: Time) -> Vec<FlowSpec> {
+    let mut flows = Vec::with_capacity(hosts.len() * hosts.len().saturating_sub(1));
+    for &s in hosts {
+        for &d in hosts {
+            if s != d {
+                flows.push(FlowSpec::new(s, d, size, start));
+            }
+        }
+    }
+    flows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts(n: u32) -> Vec<NodeId> {
+        (0..n).map(NodeId).collect()
+    }
+
+    #[test]
+    fn poisson_offers_the_target_load() {
+        // 16 hosts at 10 Gb/s, 50% load, all flows 1 MB: λ = 0.5·160e9 / 8e6 = 10,000 flows/s,
+        // so 20,000 flows span about 2 s.
+        let cdf = SizeCdf::parse("1000000 0\n1000000 100\n", "fixed").unwrap();
+        let f = poisson_flows(&hosts(16), Rate::gbps(10), 0.5, &cdf, 20_000, 3).unwrap();
+        let span = f.last().unwrap().start.as_secs_f64();
+        assert!((span - 2.0).abs() < 0.1, "span {span}");
+        assert!(f.windows(2).all(|w| w[0].start <= w[1].start));
+        assert!(poisson_flows(&hosts(4), Rate::gbps(10), 1.4, &cdf, 1, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("expected a fraction in (0, 1], got 1.4"));
+    }
+
+    #[test]
+    fn permutation_is_a_derangement() {
+        let f = permutation_flows(&hosts(128), Bytes(1000), 7).unwrap();
+        let mut dsts: Vec<u32> = f.iter().map(|x| x.dst.0).collect();
+        assert!(f.iter().all(|x| x.src != x.dst));
+        dsts.sort();
+        assert_eq!(dsts, (0..128).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn incast_and_all_to_all() {
+        let f = incast_flows(&hosts(10), 9, Bytes(10), Time::ZERO, 1).unwrap();
+        assert!(f.iter().all(|x| x.dst == f[0].dst && x.src != x.dst));
+        assert!(incast_flows(&hosts(10), 10, Bytes(10), Time::ZERO, 1).is_err());
+        assert_eq!(all_to_all_flows(&hosts(5), Bytes(1), Time::ZERO).len(), 20);
+    }
+}
