@@ -13,6 +13,7 @@ import resource
 import sys
 import time
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -103,3 +104,25 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
             )
         console.print(t)
     return rows
+
+
+def bench_flow(n_flows: int = 1_000_000, load: float = 0.6, seed: int = 1) -> dict:
+    """Fluid engine speed: web search flows at ``load`` on a k = 16 fat-tree (100 Gb/s)."""
+    from fairnet import flowsim
+
+    topology = {"kind": "fat_tree", "k": 16}
+    t0 = time.perf_counter()
+    flows = flowsim.poisson_flows(topology, "websearch", load, n_flows, seed=seed)
+    gen = time.perf_counter() - t0
+    r = flowsim.run(topology, flows)
+    s = r.stats
+    rss = _peak_rss_mib()
+    finished = int((r.flows["end_ps"] >= 0).sum())
+    console.print(
+        f"[bold]fluid engine, web search at {load:.0%} load, k=16 fat-tree, {n_flows:,} flows:"
+        f"[/bold] {s['wall_seconds']:.2f} s wall ({gen:.2f} s to generate), "
+        f"{s['events']:,} events ({s['events'] / s['wall_seconds']:,.0f}/s), "
+        f"{s['end_time_ps'] / 1e9:.2f} ms simulated, {finished:,} finished, "
+        f"median slowdown {np.nanmedian(r.flows['slowdown']):.2f}, peak RSS {rss:.0f} MiB"
+    )
+    return {"wall_seconds": s["wall_seconds"], "events": s["events"], "finished": finished}

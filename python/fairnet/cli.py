@@ -249,6 +249,17 @@ def bench_allocate(quick: bool, seed: int) -> None:
     run(quick=quick, seed=seed)
 
 
+@bench.command("flow")
+@click.option("--flows", "n_flows", type=int, default=1_000_000, show_default=True)
+@click.option("--load", type=float, default=0.6, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def bench_flow(n_flows: int, load: float, seed: int) -> None:
+    """Fluid engine speed: web search at 60% load on a k=16 fat-tree."""
+    from fairnet.bench import bench_flow as run
+
+    run(n_flows=n_flows, load=load, seed=seed)
+
+
 @cli.command()
 @click.option(
     "-o",

@@ -10,6 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod flow;
 mod workload;
 
 fn value_error(e: fairnet::Error) -> PyErr {
@@ -252,5 +253,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(allocate, m)?)?;
     m.add_function(wrap_pyfunction!(check_allocation, m)?)?;
     workload::register(m)?;
+    flow::register(m)?;
     Ok(())
 }

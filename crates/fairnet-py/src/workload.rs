@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::Path;
 
-fn value_error(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -25,7 +25,7 @@ fn parse_rate(text: &str) -> PyResult<u64> {
         .map_err(|e| PyValueError::new_err(e.0))
 }
 
-fn build_topology(spec_json: &str) -> PyResult<Topology> {
+pub(crate) fn build_topology(spec_json: &str) -> PyResult<Topology> {
     let spec: TopologySpec =
         serde_json::from_str(spec_json).map_err(|e| value_error(format!("topology: {e}")))?;
     spec.build().map_err(value_error)

@@ -5,7 +5,9 @@
 //!   [`units::Rate`]) and dense ids.
 //! - [`topo`]: nodes, directed links, topology builders, routing, file formats.
 //! - [`alloc`]: the exact weighted max-min oracle, k-water-filling, an independent checker.
-//! - [`workload`]: flow generators used by the oracle benchmark and the engines.
+//! - [`workload`]: flow lists and generators (size CDFs, Poisson load, permutation, incast).
+//! - [`engine`]: the simulation engines (flow-level fluid, packet-level).
+//! - [`metrics`]: FCT, slowdown and fairness definitions shared by the engines.
 
 #![warn(missing_docs)]
 // Numeric kernels walk several parallel arrays by index; an iterator chain over one of them
@@ -13,8 +15,10 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod alloc;
+pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod metrics;
 pub mod topo;
 pub mod units;
 pub mod workload;

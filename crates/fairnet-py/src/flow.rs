@@ -1,0 +1,257 @@
+//! Bindings of the flow-level (fluid) engine and of the flow generators it is fed with.
+
+use crate::workload::{build_topology, value_error};
+use fairnet::engine::flow::{self, FlowSimConfig, FluidFlow, WeightChange};
+use fairnet::ids::NodeId;
+use fairnet::units::{Bytes, Rate, Time};
+use fairnet::workload::{poisson_flows, FlowSpec, SizeCdf};
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::Path;
+
+/// Poisson flows at `load` on the hosts of a topology, sizes from a CDF file: arrays
+/// src, dst, size, start_ps.
+#[pyfunction]
+fn poisson_workload<'py>(
+    py: Python<'py>,
+    topology_json: &str,
+    cdf_path: &str,
+    load: f64,
+    n_flows: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topo = build_topology(topology_json)?;
+    let cdf = SizeCdf::from_file(Path::new(cdf_path)).map_err(value_error)?;
+    // Load is relative to the hosts' access links; use the first host's uplink rate.
+    let host = *topo
+        .hosts()
+        .first()
+        .ok_or_else(|| value_error("topology: has no hosts"))?;
+    let rate: Rate = topo.link(topo.out_links(host)[0]).capacity;
+    let flows =
+        poisson_flows(topo.hosts(), rate, load, &cdf, n_flows, seed).map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item(
+        "src",
+        flows
+            .iter()
+            .map(|f| f.src.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "dst",
+        flows
+            .iter()
+            .map(|f| f.dst.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "size",
+        flows
+            .iter()
+            .map(|f| f.size.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "start_ps",
+        flows
+            .iter()
+            .map(|f| f.start.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    Ok(d)
+}
+
+fn non_negative(name: &str, i: usize, x: i64) -> PyResult<u64> {
+    u64::try_from(x)
+        .map_err(|_| value_error(format!("flows[{i}]: {name} must not be negative, got {x}")))
+}
+
+/// Runs the fluid engine. Flows are parallel arrays; `config_json` is a `FlowSimConfig`.
+#[pyfunction]
+#[pyo3(signature = (topology_json, src, dst, size, start_ps, weight, tag, config_json, change_time_ps=None, change_flow=None, change_weight=None))]
+#[allow(clippy::too_many_arguments)]
+fn flow_run<'py>(
+    py: Python<'py>,
+    topology_json: &str,
+    src: PyReadonlyArray1<'_, i64>,
+    dst: PyReadonlyArray1<'_, i64>,
+    size: PyReadonlyArray1<'_, i64>,
+    start_ps: PyReadonlyArray1<'_, i64>,
+    weight: PyReadonlyArray1<'_, f64>,
+    tag: PyReadonlyArray1<'_, i64>,
+    config_json: &str,
+    change_time_ps: Option<PyReadonlyArray1<'_, i64>>,
+    change_flow: Option<PyReadonlyArray1<'_, i64>>,
+    change_weight: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topo = build_topology(topology_json)?;
+    let cfg: FlowSimConfig =
+        serde_json::from_str(config_json).map_err(|e| value_error(format!("config: {e}")))?;
+    let (src, dst, size, start, weight, tag) = (
+        src.as_slice()?,
+        dst.as_slice()?,
+        size.as_slice()?,
+        start_ps.as_slice()?,
+        weight.as_slice()?,
+        tag.as_slice()?,
+    );
+    let n = src.len();
+    for (name, len) in [
+        ("dst", dst.len()),
+        ("size", size.len()),
+        ("start", start.len()),
+        ("weight", weight.len()),
+        ("tag", tag.len()),
+    ] {
+        if len != n {
+            return Err(value_error(format!(
+                "flows.{name}: has {len} entries, flows.src has {n}"
+            )));
+        }
+    }
+    let mut flows = Vec::with_capacity(n);
+    for i in 0..n {
+        let node = |name: &str, x: i64| -> PyResult<NodeId> {
+            let v = non_negative(name, i, x)?;
+            if v as usize >= topo.num_nodes() {
+                return Err(value_error(format!(
+                    "flows[{i}]: {name} is unknown node {v}"
+                )));
+            }
+            Ok(NodeId(v as u32))
+        };
+        let mut spec = FlowSpec::new(
+            node("src", src[i])?,
+            node("dst", dst[i])?,
+            Bytes(non_negative("size", i, size[i])?),
+            Time(non_negative("start", i, start[i])?),
+        );
+        spec.weight = weight[i];
+        spec.tag = u32::try_from(tag[i])
+            .map_err(|_| value_error(format!("flows[{i}]: bad tag {}", tag[i])))?;
+        flows.push(FluidFlow::new(spec));
+    }
+    let mut changes = Vec::new();
+    if let (Some(t), Some(f), Some(w)) = (change_time_ps, change_flow, change_weight) {
+        let (t, f, w) = (t.as_slice()?, f.as_slice()?, w.as_slice()?);
+        for i in 0..t.len().min(f.len()).min(w.len()) {
+            let at = |m: String| value_error(format!("weight_changes[{i}]: {m}"));
+            changes.push(WeightChange {
+                time: Time(u64::try_from(t[i]).map_err(|_| at(format!("negative time {}", t[i])))?),
+                flow: u32::try_from(f[i]).map_err(|_| at(format!("bad flow {}", f[i])))?,
+                weight: w[i],
+            });
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let r = py
+        .detach(|| flow::run(&topo, &flows, &changes, &cfg))
+        .map_err(value_error)?;
+    let wall = t0.elapsed().as_secs_f64();
+    let d = PyDict::new(py);
+    let end: Vec<i64> = r
+        .flows
+        .iter()
+        .map(|f| f.end.map_or(-1, |e| e.0 as i64))
+        .collect();
+    d.set_item(
+        "start_ps",
+        r.flows
+            .iter()
+            .map(|f| f.start.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("end_ps", end.into_pyarray(py))?;
+    d.set_item(
+        "ideal_fct_ps",
+        r.flows
+            .iter()
+            .map(|f| f.ideal_fct.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "slowdown",
+        r.flows
+            .iter()
+            .map(|f| f.slowdown().unwrap_or(f64::NAN))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "group_tag",
+        r.groups
+            .iter()
+            .map(|g| g.tag as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "group_flows",
+        r.groups
+            .iter()
+            .map(|g| g.flows as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "group_start_ps",
+        r.groups
+            .iter()
+            .map(|g| g.start.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "group_end_ps",
+        r.groups
+            .iter()
+            .map(|g| g.end.map_or(-1, |e| e.0 as i64))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "rate_time_ps",
+        r.rates
+            .iter()
+            .map(|s| s.time.0 as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "rate_flow",
+        r.rates
+            .iter()
+            .map(|s| s.flow as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "rate_bps",
+        r.rates
+            .iter()
+            .map(|s| s.rate)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("events", r.events)?;
+    d.set_item("rate_updates", r.rate_updates)?;
+    d.set_item("end_time_ps", r.end_time.0)?;
+    d.set_item("complete", r.complete)?;
+    d.set_item("wall_seconds", wall)?;
+    Ok(d)
+}
+
+/// Registers this module's functions on `fairnet._core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(poisson_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_run, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! The flow-level (fluid) engine: flows arrive, share links at their weighted max-min fair rates,
+//! and finish.
+//!
+//! This is the "ideal max-min" simulator of the literature (s-PERC §8.2's ideal allocator
+//! reference, m3's flowSim, eBA's VM-level study): no packets, no queues, every active flow
+//! always at exactly its weighted max-min fair rate (with caps and guarantees), recomputed at
+//! every event. Events are arrivals, completions and weight changes; events at the same
+//! picosecond are applied together before the rates are updated once.
+//!
+//! Rates come from [`IncrementalAllocator`](crate::alloc::IncrementalAllocator), which touches
+//! only the links whose levels move, or — `allocator = "recompute"` — from a full solve of the
+//! oracle at every event (the reference). Between events a flow's remaining bytes fall linearly;
+//! only flows whose rate changed are settled and rescheduled, so an event costs in proportion to
+//! what it changes.
+//!
+//! FCT and slowdown use the same definitions as the packet engine ([`crate::metrics`]): a flow
+//! of `size` payload bytes puts `size + ⌈size/mtu⌉·header_bytes` on the wire, starts after
+//! `start_latency`, and ends when its last bit has crossed the path (one-way propagation delay
+//! after it was sent). The ideal FCT is that of the flow alone on the empty network.
+//!
+//! DAG jobs: a flow with dependencies starts when the last of them has ended (or at its own
+//! start time, if later). Group results (`tag`) give job completion times and coflow completion
+//! times: last end minus first start over the group.
+
+mod sim;
+#[cfg(test)]
+mod tests;
+
+pub use sim::{
+    run, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults, FluidFlow, GroupRecord,
+    RateSample, WeightChange,
+};

@@ -1,0 +1,559 @@
+//! The fluid simulation loop.
+
+use crate::alloc::{IncrementalAllocator, IndexedMinHeap, Slot};
+use crate::error::{Error, Result};
+use crate::ids::{LinkId, NodeId};
+use crate::metrics::{ideal_fct, slowdown, wire_bytes};
+use crate::topo::routing::{PathSelector, Routing};
+use crate::topo::Topology;
+use crate::units::Time;
+use crate::workload::FlowSpec;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// A flow of the fluid engine: the common [`FlowSpec`] plus what only allocation needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FluidFlow {
+    /// Endpoints, size, start, weight, tag.
+    pub spec: FlowSpec,
+    /// Explicit path; `None` routes by ECMP (per-flow hash seeded by `ecmp_seed`).
+    pub path: Option<Vec<LinkId>>,
+    /// Rate cap, bits/s.
+    pub demand: Option<f64>,
+    /// Minimum rate, bits/s.
+    pub guarantee: Option<f64>,
+    /// Flows (indices) that must end before this one starts (DAG jobs).
+    pub deps: Vec<u32>,
+}
+
+impl FluidFlow {
+    /// A flow with no path, cap, guarantee or dependencies.
+    pub fn new(spec: FlowSpec) -> FluidFlow {
+        FluidFlow {
+            spec,
+            path: None,
+            demand: None,
+            guarantee: None,
+            deps: Vec::new(),
+        }
+    }
+}
+
+/// A weight change at a point in time (Söze §5.1 policies, Fig. 17's schedule).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WeightChange {
+    /// When.
+    pub time: Time,
+    /// Which flow (index).
+    pub flow: u32,
+    /// The new weight (> 0).
+    pub weight: f64,
+}
+
+/// Which allocator updates the rates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllocatorKind {
+    /// [`IncrementalAllocator::update`]: only links whose levels move.
+    #[default]
+    Incremental,
+    /// A full solve of the oracle at every event (the reference).
+    Recompute,
+}
+
+/// Parameters of the fluid engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowSimConfig {
+    /// Delay between a flow's start and its first byte (e.g. a handshake). Default 0.
+    pub start_latency: Time,
+    /// Header bytes per packet, added to the bytes on the wire. Default 0 (pure fluid).
+    pub header_bytes: u64,
+    /// Payload bytes per packet, for the header overhead. Default 1000 (Söze §5).
+    pub mtu: u64,
+    /// Seed of the per-flow ECMP hash. Default 0.
+    pub ecmp_seed: u64,
+    /// Record every active flow's rate at this interval. Default none.
+    pub rate_interval: Option<Time>,
+    /// Stop at this time even if flows remain (they are reported unfinished). Default none.
+    pub stop_at: Option<Time>,
+    /// Which allocator updates rates. Default incremental.
+    pub allocator: AllocatorKind,
+}
+
+impl Default for FlowSimConfig {
+    fn default() -> Self {
+        FlowSimConfig {
+            start_latency: Time::ZERO,
+            header_bytes: 0,
+            mtu: 1000,
+            ecmp_seed: 0,
+            rate_interval: None,
+            stop_at: None,
+            allocator: AllocatorKind::Incremental,
+        }
+    }
+}
+
+/// The outcome of one flow; the same columns as the packet engine's flow table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowRecord {
+    /// Index of the flow in the input.
+    pub flow: u32,
+    /// Sender.
+    pub src: NodeId,
+    /// Receiver.
+    pub dst: NodeId,
+    /// Payload bytes.
+    pub size: u64,
+    /// When the flow was due to start (for a DAG flow: when its last dependency ended).
+    pub start: Time,
+    /// When its last byte arrived; `None` if it did not finish.
+    pub end: Option<Time>,
+    /// Ideal FCT on the empty network.
+    pub ideal_fct: Time,
+    /// The flow's tag (job, coflow).
+    pub tag: u32,
+}
+
+impl FlowRecord {
+    /// Flow completion time, if finished.
+    pub fn fct(&self) -> Option<Time> {
+        self.end.map(|e| e - self.start)
+    }
+    /// FCT over ideal FCT, if finished.
+    pub fn slowdown(&self) -> Option<f64> {
+        self.fct().map(|f| slowdown(f, self.ideal_fct))
+    }
+}
+
+/// Completion of a group of flows sharing a tag (a DAG job or a coflow).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupRecord {
+    /// The tag.
+    pub tag: u32,
+    /// Number of flows.
+    pub flows: u32,
+    /// Earliest start.
+    pub start: Time,
+    /// Latest end; `None` if any flow did not finish.
+    pub end: Option<Time>,
+}
+
+/// One sample of a flow's rate.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RateSample {
+    /// Sample time.
+    pub time: Time,
+    /// Flow index.
+    pub flow: u32,
+    /// Rate, bits/s.
+    pub rate: f64,
+}
+
+/// Everything a fluid run produces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSimResults {
+    /// One record per input flow, in input order.
+    pub flows: Vec<FlowRecord>,
+    /// One record per tag, in tag order.
+    pub groups: Vec<GroupRecord>,
+    /// Rate samples, if requested.
+    pub rates: Vec<RateSample>,
+    /// Events processed (arrivals, completions, weight changes, samples).
+    pub events: u64,
+    /// Times the rates were brought up to date (one per distinct event time).
+    pub rate_updates: u64,
+    /// Simulated time at which the run ended.
+    pub end_time: Time,
+    /// Whether every flow finished (false when stopped by `stop_at`).
+    pub complete: bool,
+}
+
+/// Events other than completions (which live in their own indexed heap). At equal times
+/// completions are applied first, then these in this order; rates are updated once per time, so
+/// the order does not change them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    Arrive { flow: u32 },
+    Weight { change: u32 },
+    Sample,
+}
+
+struct FlowState {
+    path: Vec<u32>,
+    remaining_bits: f64,
+    rate: f64,
+    last: Time,
+    slot: Option<Slot>,
+    pending_deps: u32,
+    start: Time,
+    end: Option<Time>,
+    /// One-way propagation delay of the path: the last bit arrives this long after it is sent.
+    prop: Time,
+    ideal: Time,
+}
+
+/// Checks the input and routes the flows; errors name the flow (`flows[3]: ...`).
+fn prepare(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    changes: &[WeightChange],
+    cfg: &FlowSimConfig,
+) -> Result<Vec<FlowState>> {
+    if cfg.mtu == 0 {
+        return Err(Error::invalid("mtu", "must be at least one byte"));
+    }
+    if cfg.rate_interval == Some(Time::ZERO) {
+        return Err(Error::invalid("rate_interval", "must be positive"));
+    }
+    let routing = Routing::new(topo);
+    let mut states = Vec::with_capacity(flows.len());
+    let mut route = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let at = || format!("flows[{i}]");
+        let s = &f.spec;
+        if !(s.weight.is_finite() && s.weight > 0.0) {
+            return Err(Error::invalid(
+                at(),
+                format!("weight must be a positive number, got {}", s.weight),
+            ));
+        }
+        if s.size.0 == 0 {
+            return Err(Error::invalid(at(), "size must be at least one byte"));
+        }
+        let demand = f.demand.unwrap_or(f64::INFINITY);
+        let guarantee = f.guarantee.unwrap_or(0.0);
+        if demand.is_nan() || demand <= 0.0 {
+            return Err(Error::invalid(
+                at(),
+                format!("demand must be positive, got {demand}"),
+            ));
+        }
+        if !(guarantee.is_finite() && guarantee >= 0.0 && guarantee <= demand) {
+            return Err(Error::invalid(
+                at(),
+                format!("guarantee must be in [0, demand], got {guarantee}"),
+            ));
+        }
+        for &d in &f.deps {
+            if d as usize >= flows.len() || d as usize == i {
+                return Err(Error::invalid(
+                    at(),
+                    format!("depends on unknown or itself: flow {d}"),
+                ));
+            }
+        }
+        route.clear();
+        match &f.path {
+            Some(p) => {
+                check_path(topo, s, p).map_err(|m| Error::invalid(at(), m))?;
+                route.extend_from_slice(p);
+            }
+            None => routing
+                .path_into(
+                    s.src,
+                    s.dst,
+                    PathSelector::FlowHash {
+                        seed: cfg.ecmp_seed,
+                        flow: i as u64,
+                    },
+                    &mut route,
+                )
+                .map_err(|e| Error::invalid(at(), e.to_string()))?,
+        }
+        let wire = wire_bytes(s.size, cfg.mtu, cfg.header_bytes);
+        states.push(FlowState {
+            path: route.iter().map(|l| l.0).collect(),
+            remaining_bits: wire.0 as f64 * 8.0,
+            rate: 0.0,
+            last: Time::ZERO,
+            slot: None,
+            pending_deps: f.deps.len() as u32,
+            start: s.start,
+            end: None,
+            prop: Time(route.iter().map(|&l| topo.link(l).delay.0).sum()),
+            ideal: ideal_fct(topo, &route, wire, cfg.start_latency),
+        });
+    }
+    for (i, c) in changes.iter().enumerate() {
+        if c.flow as usize >= flows.len() {
+            return Err(Error::invalid(
+                format!("weight_changes[{i}]"),
+                format!("unknown flow {}", c.flow),
+            ));
+        }
+        if !(c.weight.is_finite() && c.weight > 0.0) {
+            return Err(Error::invalid(
+                format!("weight_changes[{i}]"),
+                format!("weight must be positive, got {}", c.weight),
+            ));
+        }
+    }
+    check_acyclic(flows)?;
+    Ok(states)
+}
+
+fn check_path(topo: &Topology, s: &FlowSpec, p: &[LinkId]) -> std::result::Result<(), String> {
+    if p.is_empty() {
+        return Err("path is empty".into());
+    }
+    let mut at = s.src;
+    for &l in p {
+        if l.idx() >= topo.num_links() {
+            return Err(format!("path has unknown {l}"));
+        }
+        let link = topo.link(l);
+        if link.src != at {
+            return Err(format!(
+                "path is not contiguous at {l} ({} -> {}, expected to leave {at})",
+                link.src, link.dst
+            ));
+        }
+        at = link.dst;
+    }
+    if at != s.dst {
+        return Err(format!(
+            "path ends at {at}, not at the destination {}",
+            s.dst
+        ));
+    }
+    Ok(())
+}
+
+/// Kahn's algorithm; a cycle is reported by one of its flows.
+fn check_acyclic(flows: &[FluidFlow]) -> Result<()> {
+    let mut indegree: Vec<u32> = flows.iter().map(|f| f.deps.len() as u32).collect();
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
+    for (i, f) in flows.iter().enumerate() {
+        for &d in &f.deps {
+            children[d as usize].push(i as u32);
+        }
+    }
+    let mut ready: Vec<u32> = (0..flows.len() as u32)
+        .filter(|&i| indegree[i as usize] == 0)
+        .collect();
+    let mut seen = 0;
+    while let Some(i) = ready.pop() {
+        seen += 1;
+        for &c in &children[i as usize] {
+            indegree[c as usize] -= 1;
+            if indegree[c as usize] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    if seen < flows.len() {
+        let i = indegree.iter().position(|&d| d > 0).unwrap();
+        return Err(Error::invalid(
+            format!("flows[{i}]"),
+            "is part of a dependency cycle",
+        ));
+    }
+    Ok(())
+}
+
+/// Simulates `flows` on `topo`; see the [module docs](super).
+pub fn run(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    changes: &[WeightChange],
+    cfg: &FlowSimConfig,
+) -> Result<FlowSimResults> {
+    let mut st = prepare(topo, flows, changes, cfg)?;
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
+    for (i, f) in flows.iter().enumerate() {
+        for &d in &f.deps {
+            children[d as usize].push(i as u32);
+        }
+    }
+    let mut weights: Vec<f64> = flows.iter().map(|f| f.spec.weight).collect();
+    let mut alloc =
+        IncrementalAllocator::new(topo.links().iter().map(|l| l.capacity.bps()).collect());
+    let mut slot_flow: Vec<u32> = Vec::new();
+    let mut changed: Vec<Slot> = Vec::new();
+    let mut queue: BinaryHeap<Reverse<(Time, Event)>> = BinaryHeap::new();
+    // Completion time of every active flow (picoseconds as f64, exact below 2^53 ps ≈ 2.5 h);
+    // re-keyed in place when a rate changes, so no stale entries pile up.
+    let mut completions = IndexedMinHeap::new(flows.len());
+    for (i, f) in flows.iter().enumerate() {
+        if f.deps.is_empty() {
+            queue.push(Reverse((
+                f.spec.start + cfg.start_latency,
+                Event::Arrive { flow: i as u32 },
+            )));
+        }
+    }
+    for (i, c) in changes.iter().enumerate() {
+        queue.push(Reverse((c.time, Event::Weight { change: i as u32 })));
+    }
+    if cfg.rate_interval.is_some() {
+        queue.push(Reverse((Time::ZERO, Event::Sample)));
+    }
+    let mut rates = Vec::new();
+    let (mut events, mut rate_updates) = (0u64, 0u64);
+    let mut active = 0usize;
+    let mut finished = 0usize;
+    let mut now = Time::ZERO;
+    let mut complete = true;
+
+    loop {
+        let next_other = queue.peek().map(|r| r.0 .0);
+        let next_done = completions.peek().map(|(p, _)| Time(p as u64));
+        let t = match (next_other, next_done) {
+            (None, None) => break,
+            (a, b) => a.unwrap_or(Time(u64::MAX)).min(b.unwrap_or(Time(u64::MAX))),
+        };
+        if cfg.stop_at.is_some_and(|s| t > s) {
+            complete = false;
+            now = cfg.stop_at.unwrap();
+            break;
+        }
+        if finished == flows.len() {
+            break;
+        }
+        now = t;
+        let mut sample = false;
+        // Apply every event of this instant, then update the rates once.
+        while let Some((p, flow)) = completions.peek() {
+            if p as u64 != t.0 {
+                break;
+            }
+            completions.remove(flow);
+            events += 1;
+            let s = &mut st[flow];
+            alloc.remove_flow(s.slot.take().expect("a scheduled flow is active"));
+            let end = t + s.prop;
+            s.end = Some(end);
+            s.remaining_bits = 0.0;
+            active -= 1;
+            finished += 1;
+            for &c in &children[flow] {
+                let cs = &mut st[c as usize];
+                cs.pending_deps -= 1;
+                if cs.pending_deps == 0 {
+                    cs.start = cs.start.max(end);
+                    queue.push(Reverse((
+                        cs.start + cfg.start_latency,
+                        Event::Arrive { flow: c },
+                    )));
+                }
+            }
+        }
+        while let Some(&Reverse((t2, ev))) = queue.peek() {
+            if t2 != t {
+                break;
+            }
+            queue.pop();
+            events += 1;
+            match ev {
+                Event::Arrive { flow } => {
+                    let f = &flows[flow as usize];
+                    let s = &mut st[flow as usize];
+                    let slot = alloc.add_flow(
+                        &s.path,
+                        weights[flow as usize],
+                        f.demand.unwrap_or(f64::INFINITY),
+                        f.guarantee.unwrap_or(0.0),
+                    );
+                    s.slot = Some(slot);
+                    s.last = t;
+                    if slot_flow.len() <= slot as usize {
+                        slot_flow.resize(slot as usize + 1, 0);
+                    }
+                    slot_flow[slot as usize] = flow;
+                    active += 1;
+                }
+                Event::Weight { change } => {
+                    let c = changes[change as usize];
+                    weights[c.flow as usize] = c.weight;
+                    if let Some(slot) = st[c.flow as usize].slot {
+                        alloc.set_weight(slot, c.weight);
+                    }
+                }
+                Event::Sample => sample = true,
+            }
+        }
+        if cfg.allocator == AllocatorKind::Recompute && active > 0 {
+            alloc.recompute_all();
+        }
+        rate_updates += 1;
+        changed.clear();
+        changed.extend_from_slice(alloc.update());
+        for &slot in &changed {
+            let flow = slot_flow[slot as usize] as usize;
+            let s = &mut st[flow];
+            // Settle the bytes sent at the old rate, then reschedule at the new one.
+            s.remaining_bits -= s.rate * (t - s.last).as_secs_f64();
+            s.last = t;
+            s.rate = alloc.rate(slot);
+            if s.rate > 0.0 {
+                let secs = s.remaining_bits.max(0.0) / s.rate;
+                let done = t.0 + (secs * Time::S as f64).ceil() as u64;
+                completions.set(flow, done as f64);
+            } else {
+                completions.remove(flow);
+            }
+        }
+        if sample {
+            for (flow, s) in st.iter().enumerate() {
+                if s.slot.is_some() {
+                    rates.push(RateSample {
+                        time: t,
+                        flow: flow as u32,
+                        rate: s.rate,
+                    });
+                }
+            }
+            if finished < flows.len() {
+                queue.push(Reverse((t + cfg.rate_interval.unwrap(), Event::Sample)));
+            }
+        }
+    }
+    complete &= finished == flows.len();
+
+    let records: Vec<FlowRecord> = flows
+        .iter()
+        .zip(&st)
+        .enumerate()
+        .map(|(i, (f, s))| FlowRecord {
+            flow: i as u32,
+            src: f.spec.src,
+            dst: f.spec.dst,
+            size: f.spec.size.0,
+            start: s.start,
+            end: s.end,
+            ideal_fct: s.ideal,
+            tag: f.spec.tag,
+        })
+        .collect();
+    Ok(FlowSimResults {
+        groups: groups(&records),
+        flows: records,
+        rates,
+        events,
+        rate_updates,
+        end_time: now,
+        complete,
+    })
+}
+
+fn groups(records: &[FlowRecord]) -> Vec<GroupRecord> {
+    let mut by_tag: BTreeMap<u32, GroupRecord> = BTreeMap::new();
+    for r in records {
+        let g = by_tag.entry(r.tag).or_insert(GroupRecord {
+            tag: r.tag,
+            flows: 0,
+            start: r.start,
+            end: r.end,
+        });
+        g.flows += 1;
+        g.start = g.start.min(r.start);
+        g.end = match (g.end, r.end) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+    }
+    by_tag.into_values().collect()
+}

@@ -1,0 +1,313 @@
+//! Tests of the fluid engine. Expected outcomes are stated in prose before they are asserted.
+
+use super::sim::AllocatorKind;
+use super::*;
+use crate::alloc::{solve, Problem, ProblemInput};
+use crate::ids::{LinkId, NodeId};
+use crate::topo::builders::dumbbell;
+use crate::topo::routing::{PathSelector, Routing};
+use crate::topo::{LinkSpec, Topology};
+use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Dumbbell: `n` senders (hosts 0..n) and receivers (n..2n), 100 Gb/s access links, a 10 Gb/s
+/// bottleneck, 1 µs per link (3 µs one way).
+fn bell(n: u32) -> Topology {
+    let access = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000));
+    let neck = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1_000_000));
+    dumbbell(n, access, neck).unwrap()
+}
+
+fn flow(src: u32, dst: u32, size: u64, start: Time) -> FluidFlow {
+    FluidFlow::new(FlowSpec::new(NodeId(src), NodeId(dst), Bytes(size), start))
+}
+
+fn ends(r: &FlowSimResults) -> Vec<Time> {
+    r.flows.iter().map(|f| f.end.expect("finished")).collect()
+}
+
+#[test]
+fn single_bottleneck_is_processor_sharing() {
+    // Four flows of 1, 2, 3, 4 MB start together on a 10 Gb/s bottleneck. Processor sharing:
+    // all four run at 2.5 Gb/s until the 1 MB flow ends at 4·1 MB·8/10G = 3.2 ms; the other
+    // three then share, and each later flow ends (remaining flows)·(1 MB)·8/10G after the
+    // previous: 3.2, 3.2 + 2.4, 5.6 + 1.6, 7.2 + 0.8 ms — plus 3 µs of propagation.
+    let topo = bell(4);
+    let flows: Vec<FluidFlow> = (0..4)
+        .map(|i| flow(i, 4 + i, (i as u64 + 1) * 1_000_000, Time::ZERO))
+        .collect();
+    let r = run(&topo, &flows, &[], &FlowSimConfig::default()).unwrap();
+    let want_ms = [3.2, 5.6, 7.2, 8.0];
+    for (e, w) in ends(&r).iter().zip(want_ms) {
+        let want = Time::from_secs_f64(w * 1e-3) + Time::from_us(3);
+        assert!(e.0.abs_diff(want.0) <= 4, "end {e} want {want}");
+    }
+    assert!(r.complete);
+    // Alone, the 1 MB flow would take 0.8 ms + 3 µs: its slowdown is 4.
+    let s = r.flows[0].slowdown().unwrap();
+    assert!((s - 3.203 / 0.803).abs() < 1e-6, "slowdown {s}");
+}
+
+#[test]
+fn weights_split_the_bottleneck_and_can_change() {
+    // Two 10 MB flows, weights 1 and 3, on 10 Gb/s: 2.5 and 7.5 Gb/s. At 4 ms flow 0 has sent
+    // 1.25 MB and flow 1 3.75 MB; flow 0's weight becomes 3: now 5 and 5 Gb/s. Flow 1 finishes its
+    // remaining 6.25 MB in 10 ms (t = 14 ms); flow 0 has 8.75 - 6.25 = 2.5 MB left, alone at
+    // 10 Gb/s: 2 ms more (t = 16 ms).
+    let topo = bell(2);
+    let mut flows = vec![
+        flow(0, 2, 10_000_000, Time::ZERO),
+        flow(1, 3, 10_000_000, Time::ZERO),
+    ];
+    flows[1].spec.weight = 3.0;
+    let change = WeightChange {
+        time: Time::from_ms(4),
+        flow: 0,
+        weight: 3.0,
+    };
+    let r = run(&topo, &flows, &[change], &FlowSimConfig::default()).unwrap();
+    let prop = Time::from_us(3);
+    let e = ends(&r);
+    assert!(
+        e[1].0.abs_diff((Time::from_ms(14) + prop).0) <= 4,
+        "{}",
+        e[1]
+    );
+    assert!(
+        e[0].0.abs_diff((Time::from_ms(16) + prop).0) <= 4,
+        "{}",
+        e[0]
+    );
+}
+
+#[test]
+fn dag_child_starts_when_parents_end_and_groups_report_completion() {
+    // Flow 2 depends on flows 0 and 1 (tag 7 = one job). 0 and 1 (1 MB each) share the 10 Gb/s
+    // bottleneck and end at 1.6 ms + 3 µs; flow 2 (1 MB) then runs alone: 0.8 ms + 3 µs more.
+    let topo = bell(3);
+    let mut flows = vec![
+        flow(0, 3, 1_000_000, Time::ZERO),
+        flow(1, 4, 1_000_000, Time::ZERO),
+        flow(2, 5, 1_000_000, Time::ZERO),
+    ];
+    flows[2].deps = vec![0, 1];
+    for f in &mut flows {
+        f.spec.tag = 7;
+    }
+    let r = run(&topo, &flows, &[], &FlowSimConfig::default()).unwrap();
+    let first = Time::from_us(1600) + Time::from_us(3);
+    assert_eq!(
+        r.flows[2].start,
+        r.flows[0].end.unwrap().max(r.flows[1].end.unwrap())
+    );
+    assert!(
+        r.flows[2]
+            .end
+            .unwrap()
+            .0
+            .abs_diff((first + Time::from_us(803)).0)
+            <= 8
+    );
+    assert_eq!(r.groups.len(), 1);
+    assert_eq!(r.groups[0].end, r.flows[2].end);
+    assert_eq!(r.groups[0].flows, 3);
+}
+
+#[test]
+fn header_overhead_and_start_latency_stretch_the_fct() {
+    // 10,000 B in 1000 B packets with 48 B headers is 10,480 B on the wire: 8.384 µs at
+    // 10 Gb/s, plus 3 µs propagation and a 2 µs start latency. Alone, the slowdown is 1.
+    let topo = bell(1);
+    let cfg = FlowSimConfig {
+        header_bytes: 48,
+        start_latency: Time::from_us(2),
+        ..Default::default()
+    };
+    let r = run(&topo, &[flow(0, 1, 10_000, Time::ZERO)], &[], &cfg).unwrap();
+    assert_eq!(r.flows[0].fct(), Some(Time::from_ns(8_384 + 3_000 + 2_000)));
+    assert!((r.flows[0].slowdown().unwrap() - 1.0).abs() < 1e-6);
+}
+
+/// A brute-force fluid simulation written independently: at every event, solve the oracle on
+/// the active flows and advance everyone to the next arrival or completion.
+fn brute_force(topo: &Topology, flows: &[FluidFlow]) -> Vec<f64> {
+    let routing = Routing::new(topo);
+    let paths: Vec<Vec<u32>> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let p = routing
+                .path(
+                    f.spec.src,
+                    f.spec.dst,
+                    PathSelector::FlowHash {
+                        seed: 0,
+                        flow: i as u64,
+                    },
+                )
+                .unwrap();
+            p.iter().map(|l| l.0).collect()
+        })
+        .collect();
+    let caps: Vec<f64> = topo.links().iter().map(|l| l.capacity.bps()).collect();
+    let mut remaining: Vec<f64> = flows.iter().map(|f| f.spec.size.0 as f64 * 8.0).collect();
+    let mut end = vec![f64::NAN; flows.len()];
+    let mut now = 0.0;
+    loop {
+        let active: Vec<usize> = (0..flows.len())
+            .filter(|&i| end[i].is_nan() && flows[i].spec.start.as_secs_f64() <= now + 1e-15)
+            .collect();
+        let next_arrival = flows
+            .iter()
+            .map(|f| f.spec.start.as_secs_f64())
+            .filter(|&s| s > now + 1e-15)
+            .fold(f64::INFINITY, f64::min);
+        if active.is_empty() && next_arrival.is_infinite() {
+            break;
+        }
+        let mut rate = vec![0.0; flows.len()];
+        if !active.is_empty() {
+            let mut input = ProblemInput::from_paths(
+                caps.clone(),
+                &active.iter().map(|&i| paths[i].clone()).collect::<Vec<_>>(),
+            );
+            input.weights = Some(active.iter().map(|&i| flows[i].spec.weight).collect());
+            let s = solve(&Problem::new(input).unwrap());
+            for (k, &i) in active.iter().enumerate() {
+                rate[i] = s.rates[k];
+            }
+        }
+        let next_done = active
+            .iter()
+            .map(|&i| now + remaining[i] / rate[i])
+            .fold(f64::INFINITY, f64::min);
+        let t = next_done.min(next_arrival);
+        for &i in &active {
+            remaining[i] -= rate[i] * (t - now);
+            if remaining[i] <= 1e-6 * flows[i].spec.size.0 as f64 {
+                end[i] = t;
+            }
+        }
+        now = t;
+    }
+    let prop = |i: usize| {
+        paths[i]
+            .iter()
+            .map(|&l| topo.link(LinkId(l)).delay.as_secs_f64())
+            .sum::<f64>()
+    };
+    (0..flows.len()).map(|i| end[i] + prop(i)).collect()
+}
+
+#[test]
+fn random_traces_match_a_brute_force_simulation() {
+    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
+        k: 4,
+        host_link: LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000)),
+        fabric_link: LinkSpec::new(Rate::gbps(40), Time::from_us(1), Bytes(1_000_000)),
+        oversubscription: 1,
+    })
+    .unwrap();
+    for seed in 0..6 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let hosts = topo.hosts().to_vec();
+        let flows: Vec<FluidFlow> = (0..60)
+            .map(|_| {
+                let s = rng.gen_range(0..hosts.len());
+                let d = (s + rng.gen_range(1..hosts.len())) % hosts.len();
+                let mut f = flow(
+                    hosts[s].0,
+                    hosts[d].0,
+                    rng.gen_range(1_000..2_000_000),
+                    Time::from_us(rng.gen_range(0..300)),
+                );
+                f.spec.weight = rng.gen_range(0.5..4.0);
+                f
+            })
+            .collect();
+        let want = brute_force(&topo, &flows);
+        for kind in [AllocatorKind::Incremental, AllocatorKind::Recompute] {
+            let cfg = FlowSimConfig {
+                allocator: kind,
+                ..Default::default()
+            };
+            let r = run(&topo, &flows, &[], &cfg).unwrap();
+            for (i, (rec, w)) in r.flows.iter().zip(&want).enumerate() {
+                let got = rec.end.unwrap().as_secs_f64();
+                // Completions are rounded up to whole picoseconds at each reschedule.
+                assert!(
+                    (got - w).abs() < 1e-9,
+                    "seed {seed} {kind:?} flow {i}: {got} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn same_input_gives_identical_output() {
+    let topo = bell(3);
+    let flows: Vec<FluidFlow> = (0..3)
+        .map(|i| {
+            flow(
+                i,
+                3 + i,
+                500_000 * (i as u64 + 1),
+                Time::from_us(i as u64 * 50),
+            )
+        })
+        .collect();
+    let cfg = FlowSimConfig {
+        rate_interval: Some(Time::from_us(100)),
+        ..Default::default()
+    };
+    let a = run(&topo, &flows, &[], &cfg).unwrap();
+    let b = run(&topo, &flows, &[], &cfg).unwrap();
+    assert_eq!(a, b);
+    assert!(!a.rates.is_empty());
+}
+
+#[test]
+fn stop_at_reports_unfinished_flows() {
+    let topo = bell(1);
+    let cfg = FlowSimConfig {
+        stop_at: Some(Time::from_us(100)),
+        ..Default::default()
+    };
+    let r = run(&topo, &[flow(0, 1, 10_000_000, Time::ZERO)], &[], &cfg).unwrap();
+    assert!(!r.complete);
+    assert_eq!(r.flows[0].end, None);
+    assert_eq!(r.groups[0].end, None);
+}
+
+#[test]
+fn bad_input_names_the_flow() {
+    let topo = bell(2);
+    let err = |flows: &[FluidFlow]| {
+        run(&topo, flows, &[], &FlowSimConfig::default())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(&[flow(0, 2, 0, Time::ZERO)]),
+        "flows[0]: size must be at least one byte"
+    );
+    let mut f = flow(0, 2, 10, Time::ZERO);
+    f.spec.weight = 0.0;
+    assert!(err(&[f]).starts_with("flows[0]: weight must be a positive number"));
+    let mut a = flow(0, 2, 10, Time::ZERO);
+    let mut b = flow(1, 3, 10, Time::ZERO);
+    a.deps = vec![1];
+    b.deps = vec![0];
+    assert!(err(&[a, b]).ends_with("is part of a dependency cycle"));
+    let mut f = flow(0, 2, 10, Time::ZERO);
+    f.path = Some(vec![LinkId(0)]);
+    assert!(
+        err(&[f]).starts_with("flows[0]: path"),
+        "{}",
+        err(&[flow(0, 0, 10, Time::ZERO)])
+    );
+    assert!(err(&[flow(0, 0, 10, Time::ZERO)]).starts_with("flows[0]:"));
+}

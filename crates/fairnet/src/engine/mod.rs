@@ -1,0 +1,6 @@
+//! Simulation engines. Each consumes the same [`crate::topo::Topology`] and
+//! [`crate::workload::FlowSpec`] list.
+//!
+//! - [`flow`]: the flow-level (fluid) engine.
+
+pub mod flow;
