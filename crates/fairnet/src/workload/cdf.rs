@@ -41,7 +41,7 @@ impl SizeCdf {
             let pct: f64 = p
                 .parse()
                 .map_err(|_| Error::invalid(at(), format!("bad percent {p:?}")))?;
-            if !(size.is_finite() && size >= 0.0) || !(0.0..=100.0).contains(&pct) {
+            if !(size.is_finite() && size >= 0.0 && (0.0..=100.0).contains(&pct)) {
                 return Err(Error::invalid(
                     at(),
                     "size must be ≥ 0 and percent in [0, 100]",
