@@ -25,12 +25,15 @@ CDF_FILES = {
 }
 
 
+#: The package's copy of the shared flow-size distributions (and their README, with origins).
+CDF_DIR = Path(__file__).resolve().parent / "data" / "flow-size-cdf"
+
+
 def cdf_path(name_or_path: str) -> str:
     """The file of a named distribution (``websearch``, ``datamining``, ``hadoop``,
     ``googlerpc``, ``alistorage``) or the path given."""
     if name_or_path in CDF_FILES:
-        repo = Path(__file__).resolve().parents[2]
-        return str(repo.parent / "shared" / "data" / "flow-size-cdf" / CDF_FILES[name_or_path])
+        return str(CDF_DIR / CDF_FILES[name_or_path])
     return name_or_path
 
 

@@ -114,7 +114,9 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     fn shared(name: &str) -> SizeCdf {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/flow-size-cdf");
+        // The package's copy of shared/data/flow-size-cdf (shipped with the Python package).
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/fairnet/data/flow-size-cdf");
         SizeCdf::from_file(&dir.join(name)).unwrap()
     }
 

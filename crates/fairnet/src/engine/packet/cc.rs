@@ -1,0 +1,117 @@
+//! The sender-side congestion-control extension point.
+//!
+//! The reliable sender ([`super::tcp::TcpSender`]) owns sequence numbers, loss detection and
+//! retransmission; a [`CongestionControl`] owns the *window* and the *pacing rate*, and the host
+//! engine enforces both: a flow sends a packet only while its bytes in flight stay within
+//! `cwnd()` (plus the fast-recovery inflation of RFC 6582), and no sooner than one packet time
+//! at `pacing_rate()` after its previous packet.
+
+use super::pkt::{IntHop, Packet};
+use crate::units::{Rate, Time};
+
+/// What the sender learned from one ACK.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckInfo<'a> {
+    /// Arrival time of the ACK.
+    pub now: Time,
+    /// Bytes newly acknowledged cumulatively (0 for a duplicate ACK).
+    pub acked: u64,
+    /// The cumulative acknowledgement (next byte the receiver expects).
+    pub cum_ack: u64,
+    /// The sender's next new sequence number (highest byte sent + 1) when the ACK arrived.
+    pub snd_nxt: u64,
+    /// Bytes in flight after this ACK.
+    pub in_flight: u64,
+    /// ECN echo: the acknowledged packet arrived marked CE.
+    pub ece: bool,
+    /// Echo of the data packet's largest per-hop queueing delay (Söze's INT value).
+    pub max_qdelay: Time,
+    /// Echo of the data packet's per-hop INT records (empty unless ports stamp them).
+    pub int: &'a [IntHop],
+    /// RTT sample from the echoed timestamp, if this ACK acknowledged new data.
+    pub rtt: Option<Time>,
+    /// The sender is in fast recovery (window growth is suspended, RFC 5681 §3.2).
+    pub in_recovery: bool,
+}
+
+/// Sender-side congestion control: reacts to ACKs (ECN echo, INT echo, RTT sample), losses,
+/// timeouts, control packets and weight changes; exposes a congestion window and/or a pacing
+/// rate.
+///
+/// Used by: DCTCP and NewReno here ([`super::dctcp`]); later Söze (window from the echoed
+/// `max_qdelay`), HPCC (from per-hop INT), s-PERC and RCP senders (rates from control packets),
+/// eBA's logistic rate control. Weighted schemes take the flow's weight at start and through
+/// [`CongestionControl::on_weight`].
+pub trait CongestionControl {
+    /// An ACK arrived (new or duplicate).
+    fn on_ack(&mut self, ack: &AckInfo<'_>);
+    /// Fast retransmit fired (third duplicate ACK): reduce the window (RFC 5681 §3.2 step 2).
+    fn on_loss(&mut self, now: Time, in_flight: u64);
+    /// The retransmission timer expired (RFC 5681 §3.1: loss window of one segment).
+    fn on_timeout(&mut self, now: Time, in_flight: u64);
+    /// The flow's weight changed at run time.
+    fn on_weight(&mut self, _weight: f64) {}
+    /// A control packet for this flow arrived at the sender.
+    fn on_control(&mut self, _pkt: &Packet, _now: Time) {}
+    /// Congestion window in bytes (`u64::MAX`: unlimited, e.g. a purely rate-based scheme).
+    fn cwnd(&self) -> u64;
+    /// Pacing rate, or `None` to send as fast as the window and the NIC allow.
+    fn pacing_rate(&self) -> Option<Rate> {
+        None
+    }
+    /// Whether data packets are sent ECN-capable (ECT).
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+}
+
+/// The built-in algorithms (static dispatch) plus a boxed one for schemes outside the engine.
+pub enum CcImpl {
+    /// [`super::dctcp::Dctcp`].
+    Dctcp(super::dctcp::Dctcp),
+    /// [`super::dctcp::Reno`].
+    Reno(super::dctcp::Reno),
+    /// Any other [`CongestionControl`].
+    Custom(Box<dyn CongestionControl>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            CcImpl::Dctcp($c) => $e,
+            CcImpl::Reno($c) => $e,
+            CcImpl::Custom($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for CcImpl {
+    #[inline]
+    fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        dispatch!(self, c => c.on_ack(ack))
+    }
+    fn on_loss(&mut self, now: Time, in_flight: u64) {
+        dispatch!(self, c => c.on_loss(now, in_flight))
+    }
+    fn on_timeout(&mut self, now: Time, in_flight: u64) {
+        dispatch!(self, c => c.on_timeout(now, in_flight))
+    }
+    fn on_weight(&mut self, weight: f64) {
+        dispatch!(self, c => c.on_weight(weight))
+    }
+    fn on_control(&mut self, pkt: &Packet, now: Time) {
+        dispatch!(self, c => c.on_control(pkt, now))
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    #[inline]
+    fn ecn_capable(&self) -> bool {
+        dispatch!(self, c => c.ecn_capable())
+    }
+}

@@ -1,0 +1,266 @@
+//! The packet engine's configuration (serde; unknown keys and names are errors).
+//!
+//! ```toml
+//! mtu = "1000B"            # payload bytes per packet
+//! header = "48B"
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | udp
+//! qdisc = { kind = "ecn", k = { packets = 15 } }
+//! port_agent = "none"      # none | int
+//! routing = "ecmp"         # ecmp | host_pair | spray | first
+//! seed = 1
+//! [tcp]
+//! init_cwnd = 10
+//! min_rto = "1ms"
+//! ```
+
+use super::port::PortAgentConfig;
+use super::qdisc::QdiscConfig;
+use crate::error::{Error, Result};
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// Default payload per packet: 1000 B, as Söze §5 ("NS-3 simulator setup") uses.
+pub const DEFAULT_MTU: Bytes = Bytes(1000);
+/// Default header: 48 B (the HPCC ns-3 simulator's Ethernet + IP + UDP + custom header size).
+pub const DEFAULT_HEADER: Bytes = Bytes(48);
+
+/// Which transport every flow uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// Reliable sender with [`super::dctcp::Dctcp`].
+    #[default]
+    Dctcp,
+    /// Reliable sender with [`super::dctcp::Reno`], no ECN.
+    Reno,
+    /// Reliable sender with [`super::dctcp::Reno`] reacting to ECN (RFC 3168).
+    RenoEcn,
+    /// [`super::udp::UdpSender`] at [`PacketConfig::udp_rate`].
+    Udp,
+}
+
+/// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingMode {
+    /// Per-flow ECMP hash (data and ACKs of a flow hash independently).
+    #[default]
+    Ecmp,
+    /// Hash of the host pair.
+    HostPair,
+    /// Per-packet spraying.
+    Spray,
+    /// Always the first equal-cost next hop.
+    First,
+}
+
+/// Parameters of the reliable transport and its congestion control.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Initial window in packets (default 10, RFC 6928).
+    pub init_cwnd: u32,
+    /// Minimum retransmission timeout (default 1 ms: a choice for datacenter RTTs of a few
+    /// microseconds, where Linux's 200 ms would dominate every FCT with a timeout).
+    pub min_rto: Time,
+    /// Timeout before the first RTT sample (default 1 ms; RFC 6298's 1 s is for the WAN).
+    pub initial_rto: Time,
+    /// Maximum timeout, bounding the backoff (default 1 s).
+    pub max_rto: Time,
+    /// DCTCP's gain `g` (default 1/16, DCTCP §3.4).
+    pub dctcp_g: f64,
+}
+
+impl Default for TcpConfig {
+    fn default() -> TcpConfig {
+        TcpConfig {
+            init_cwnd: 10,
+            min_rto: Time::from_ms(1),
+            initial_rto: Time::from_ms(1),
+            max_rto: Time::from_ms(1000),
+            dctcp_g: super::dctcp::DCTCP_G,
+        }
+    }
+}
+
+/// Configuration of a packet-level run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PacketConfig {
+    /// Payload bytes per full packet (the MSS).
+    pub mtu: Bytes,
+    /// Header bytes per packet; an ACK is a bare header.
+    pub header: Bytes,
+    /// Transport of every flow.
+    pub transport: TransportKind,
+    /// Reliable-transport parameters.
+    pub tcp: TcpConfig,
+    /// Rate of UDP flows (default: the sender's NIC line rate).
+    pub udp_rate: Option<Rate>,
+    /// Queueing discipline of every port (host NICs included).
+    pub qdisc: QdiscConfig,
+    /// Agent of every port.
+    pub port_agent: PortAgentConfig,
+    /// Equal-cost path choice.
+    pub routing: RoutingMode,
+    /// Seed of the ECMP hashes (and of any randomness later schemes add).
+    pub seed: u64,
+}
+
+impl Default for PacketConfig {
+    fn default() -> PacketConfig {
+        PacketConfig {
+            mtu: DEFAULT_MTU,
+            header: DEFAULT_HEADER,
+            transport: TransportKind::Dctcp,
+            tcp: TcpConfig::default(),
+            udp_rate: None,
+            qdisc: QdiscConfig::DropTail,
+            port_agent: PortAgentConfig::None,
+            routing: RoutingMode::Ecmp,
+            seed: 0,
+        }
+    }
+}
+
+impl PacketConfig {
+    /// Parses a TOML table; errors name the problem (`packet config: unknown variant ...`).
+    pub fn from_toml_str(s: &str) -> Result<PacketConfig> {
+        let c: PacketConfig = toml::from_str(s).map_err(|e| {
+            // One line (the CLI prints errors on one line): the position, then the message.
+            let at = match e.span() {
+                Some(span) => {
+                    let before = &s[..span.start.min(s.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("packet config (line {line}, column {col})")
+                }
+                None => "packet config".to_string(),
+            };
+            Error::invalid(at, e.message().trim())
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Parses JSON; errors as [`PacketConfig::from_toml_str`].
+    pub fn from_json_str(s: &str) -> Result<PacketConfig> {
+        let c: PacketConfig =
+            serde_json::from_str(s).map_err(|e| Error::invalid("packet config", e.to_string()))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Wire size of a full data packet.
+    pub fn mtu_wire(&self) -> Bytes {
+        Bytes(self.mtu.0 + self.header.0)
+    }
+
+    /// Checks value ranges; errors name the field (`packet config.tcp.init_cwnd`).
+    pub fn validate(&self) -> Result<()> {
+        let at = |f: &str| format!("packet config.{f}");
+        if self.mtu.0 == 0 || self.mtu.0 > u32::MAX as u64 / 2 {
+            return Err(Error::invalid(
+                at("mtu"),
+                format!("must be between 1B and 2GB, got {}", self.mtu),
+            ));
+        }
+        if self.header.0 == 0 || self.header.0 > u32::MAX as u64 / 2 {
+            return Err(Error::invalid(
+                at("header"),
+                format!("must be between 1B and 2GB, got {}", self.header),
+            ));
+        }
+        let t = &self.tcp;
+        if t.init_cwnd == 0 {
+            return Err(Error::invalid(
+                at("tcp.init_cwnd"),
+                "must be at least 1 packet",
+            ));
+        }
+        if t.min_rto.0 == 0 || t.initial_rto.0 == 0 {
+            return Err(Error::invalid(
+                at("tcp.min_rto"),
+                "min_rto and initial_rto must be positive",
+            ));
+        }
+        if t.max_rto < t.min_rto {
+            return Err(Error::invalid(
+                at("tcp.max_rto"),
+                format!("{} is below min_rto {}", t.max_rto, t.min_rto),
+            ));
+        }
+        if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
+            return Err(Error::invalid(
+                at("tcp.dctcp_g"),
+                format!("must be in (0, 1], got {}", t.dctcp_g),
+            ));
+        }
+        if self.udp_rate == Some(Rate(0)) {
+            return Err(Error::invalid(at("udp_rate"), "must be positive"));
+        }
+        if let QdiscConfig::Ecn { k } = self.qdisc {
+            let zero = match k {
+                super::qdisc::EcnThreshold::Bytes(b) => b.0 == 0,
+                super::qdisc::EcnThreshold::Packets(n) => n == 0,
+            };
+            if zero {
+                return Err(Error::invalid(
+                    at("qdisc.k"),
+                    "must be positive (K = 0 marks every packet; use a tiny K if meant)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::qdisc::EcnThreshold;
+    use super::*;
+
+    #[test]
+    fn parses_toml_with_defaults_and_names() {
+        let c = PacketConfig::from_toml_str(
+            "mtu = \"1500B\"\ntransport = \"dctcp\"\nqdisc = { kind = \"ecn\", k = { packets = 15 } }\nseed = 3\n[tcp]\nmin_rto = \"200us\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.mtu, Bytes(1500));
+        assert_eq!(c.header, DEFAULT_HEADER);
+        assert_eq!(
+            c.qdisc,
+            QdiscConfig::Ecn {
+                k: EcnThreshold::Packets(15)
+            }
+        );
+        assert_eq!(c.tcp.min_rto, Time::from_us(200));
+        assert_eq!(c.tcp.init_cwnd, 10);
+        assert_eq!(c.seed, 3);
+    }
+
+    #[test]
+    fn unknown_names_and_bad_values_are_errors() {
+        let e = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap_err();
+        let s = e.to_string();
+        assert_eq!(
+            s,
+            "packet config (line 1, column 13): unknown variant `cubic`, expected one of \
+             `dctcp`, `reno`, `reno_ecn`, `udp`"
+        );
+        assert!(s.contains("unknown variant `cubic`"), "{s}");
+        assert!(s.contains("dctcp"), "lists the known names: {s}");
+        let e = PacketConfig::from_toml_str("qdisc = { kind = \"wred\" }").unwrap_err();
+        assert!(e.to_string().contains("unknown variant `wred`"), "{e}");
+        let e = PacketConfig::from_toml_str("mtu_bytes = 9000").unwrap_err();
+        assert!(e.to_string().contains("unknown field `mtu_bytes`"), "{e}");
+        let e = PacketConfig::from_json_str("{\"tcp\": {\"init_cwnd\": 0}}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.tcp.init_cwnd: must be at least 1 packet"
+        );
+        let e = PacketConfig::from_toml_str("qdisc = { kind = \"ecn\", k = { packets = 0 } }")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("packet config.qdisc.k:"), "{e}");
+    }
+}

@@ -1,0 +1,42 @@
+//! Hosts: the hypervisor-shim extension point and the host's NIC scheduling state.
+//!
+//! A host has one NIC: the egress port of its one out-link. The NIC *pulls* data: whenever its
+//! queue is empty and its serializer idle, it asks the host's active flows, round robin, for
+//! the next packet a flow may send (its window allows it, its pacing time and its shim's
+//! release time have come). ACKs do not wait for the pull: the receiver puts them straight into
+//! the NIC queue. So a host never builds an unbounded local queue of data, and flows sharing a
+//! NIC share it packet by packet.
+
+use super::pkt::Packet;
+use crate::ids::FlowId;
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// A layer between a host's transports and its NIC (a hypervisor virtual switch).
+///
+/// Default: no shim (nothing is called). Used by: WVCC and AC/DC (rewrite the receive window
+/// of ACKs on the way in or out, to impose a congestion window on an unmodified guest
+/// transport); eBA (per-VM rate limiting via [`HostShim::earliest_send`]).
+pub trait HostShim {
+    /// A packet leaves this host (data from a sender, or an ACK from a receiver), just before
+    /// it enters the NIC queue.
+    fn on_egress(&mut self, _pkt: &mut Packet, _now: Time) {}
+    /// A packet arrived at this host, before the transport sees it.
+    fn on_ingress(&mut self, _pkt: &mut Packet, _now: Time) {}
+    /// The earliest time `flow` may send its next data packet of `wire` bytes (a rate limiter
+    /// returns a future time; the host tries again then). Default: now.
+    fn earliest_send(&mut self, _flow: FlowId, _wire: u32, now: Time) -> Time {
+        now
+    }
+}
+
+/// One host (engine-internal).
+pub(crate) struct Host {
+    /// Its NIC: the port of its one out-link (`u32::MAX` for a host without links).
+    pub nic: u32,
+    /// Flows that may have something to send, round robin.
+    pub active: VecDeque<u32>,
+    /// Time of the pending `HostWake` event (`u64::MAX`: none).
+    pub wake_at: u64,
+    pub shim: Option<Box<dyn HostShim>>,
+}

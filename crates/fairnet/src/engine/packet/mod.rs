@@ -1,0 +1,39 @@
+//! The packet-level discrete-event engine.
+//!
+//! Integer picosecond time, a `(time, sequence)` event heap ([`event`]), pooled fixed-size
+//! packets referenced by `u32` ([`pkt`]), output-queued switches whose egress ports each
+//! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
+//! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with DCTCP and
+//! NewReno windows ([`dctcp`]), UDP at a constant bit rate ([`udp`]), and records with a byte
+//! conservation check ([`records`]). [`PacketSim`] runs it all.
+//!
+//! Four extension points let later systems plug in without editing the engine:
+//! [`CongestionControl`] (sender), [`Qdisc`] (egress queue), [`PortAgent`] (egress header
+//! logic) and [`HostShim`] (hypervisor layer). Built-ins are dispatched statically through
+//! enums; each enum has a `Custom(Box<dyn …>)` variant. See `docs/packet-engine.md`.
+
+pub mod cc;
+pub mod config;
+pub mod dctcp;
+pub mod event;
+pub mod host;
+pub mod pkt;
+pub mod port;
+pub mod qdisc;
+pub mod records;
+pub mod sim;
+pub mod tcp;
+pub mod udp;
+
+#[cfg(test)]
+mod tests;
+
+pub use cc::{AckInfo, CcImpl, CongestionControl};
+pub use config::{PacketConfig, RoutingMode, TcpConfig, TransportKind};
+pub use dctcp::{Dctcp, Reno};
+pub use host::HostShim;
+pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};
+pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
+pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
+pub use records::{Conservation, FlowRecord, LinkRecord, PacketResults};
+pub use sim::PacketSim;

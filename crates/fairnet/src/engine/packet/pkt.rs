@@ -1,0 +1,273 @@
+//! Packets, their header fields, and the packet pool.
+//!
+//! A [`Packet`] is a fixed-size value (no `Vec`, no `Box`): its per-hop INT area is an array of
+//! [`MAX_INT_HOPS`] records. Packets live in a [`PacketPool`] (a `Vec` plus a free list) and are
+//! referred to by [`PacketId`] (a `u32` index), so events and queues move 4-byte handles and a
+//! run allocates nothing per packet once the pool has grown to the peak number of packets alive.
+
+use crate::ids::{FlowId, NodeId};
+use crate::units::{Rate, Time};
+
+/// Per-hop INT records a packet can carry (HPCC's INT header holds up to 5 hops; a fat-tree
+/// path has at most 5 switch egresses after the host NIC).
+pub const MAX_INT_HOPS: usize = 5;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PacketKind {
+    /// Payload of a flow, sender → receiver.
+    #[default]
+    Data,
+    /// Acknowledgement, receiver → sender.
+    Ack,
+    /// A control message (e.g. s-PERC control packets, processed by port agents at egress).
+    Control,
+}
+
+/// The two-bit ECN codepoint of the IP header (RFC 3168 §5), with both ECT codepoints folded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ecn {
+    /// Not ECN-capable transport: an ECN queue never marks it.
+    #[default]
+    NotEct,
+    /// ECN-capable transport, not marked.
+    Ect,
+    /// Congestion experienced: marked by a queue.
+    Ce,
+}
+
+/// One per-hop INT record, as HPCC (Li et al., SIGCOMM 2019, §3.2 and Fig. 4) defines it:
+/// written by an egress port when the packet starts transmission there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct IntHop {
+    /// Time the packet left the port's queue.
+    pub ts: Time,
+    /// The port's cumulative transmitted bytes at that time (including this packet).
+    pub tx_bytes: u64,
+    /// The port's queue length in bytes after this packet left it.
+    pub qlen: u64,
+    /// The port's line rate.
+    pub rate: Rate,
+}
+
+/// A handle to a packet in a [`PacketPool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PacketId(pub u32);
+
+/// Marker for "no route cached": the packet is routed hop by hop with
+/// [`crate::topo::Routing::next_hop`].
+pub(crate) const NO_ROUTE: u32 = u32::MAX;
+
+/// A packet: header fields read and written by transports, queues, port agents and shims.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Data, ACK or control.
+    pub kind: PacketKind,
+    /// The flow it belongs to (for an ACK: the flow it acknowledges).
+    pub flow: FlowId,
+    /// Sending host of this packet.
+    pub src: NodeId,
+    /// Receiving host of this packet.
+    pub dst: NodeId,
+    /// Data: byte offset of the first payload byte. ACK: the cumulative acknowledgement (next
+    /// byte expected by the receiver).
+    pub seq: u64,
+    /// Payload bytes (0 for ACKs).
+    pub payload: u32,
+    /// Bytes on the wire: payload plus header; what queues count and links serialize.
+    pub wire: u32,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// ACK only: ECN echo (the acknowledged data packet arrived marked CE), as DCTCP echoes
+    /// per packet (Alizadeh et al., SIGCOMM 2010, §3.1).
+    pub ece: bool,
+    /// Priority class (0 = highest), copied from the flow.
+    pub priority: u8,
+    /// Whether this data packet is a retransmission.
+    pub retransmit: bool,
+    /// Compact INT: the largest queueing delay seen at any egress so far (each port keeps the
+    /// maximum of this and its own queueing delay). ACKs echo the data packet's value. Söze's
+    /// one INT value (Söze §3).
+    pub max_qdelay: Time,
+    /// Data: time the sender handed it to the NIC (a TCP timestamp, RFC 7323). ACK: echo of
+    /// the acknowledged packet's timestamp, giving an RTT sample at the sender.
+    pub ts: Time,
+    /// Receive window advertised by an ACK, in bytes (`u64::MAX`: no limit). Hypervisor shims
+    /// (WVCC, AC/DC) rewrite it.
+    pub window: u64,
+    /// Number of valid entries in [`Packet::int`].
+    pub int_len: u8,
+    /// Per-hop INT records (data: stamped by ports; ACK: echoed from the data packet).
+    pub int: [IntHop; MAX_INT_HOPS],
+    /// Start of the cached route in the engine's path store, or [`NO_ROUTE`].
+    pub(crate) route: u32,
+    /// Index of the next hop in the cached route.
+    pub(crate) hop: u16,
+    /// Whether the slot holds a packet (for the conservation check).
+    pub(crate) live: bool,
+    /// Time the packet entered its current queue (for the queueing delay).
+    pub(crate) enq_at: Time,
+    /// Key for per-packet spraying (unique per packet of a run).
+    pub(crate) spray_key: u64,
+}
+
+impl Default for Packet {
+    fn default() -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(0),
+            seq: 0,
+            payload: 0,
+            wire: 0,
+            ecn: Ecn::NotEct,
+            ece: false,
+            priority: 0,
+            retransmit: false,
+            max_qdelay: Time::ZERO,
+            ts: Time::ZERO,
+            window: u64::MAX,
+            int_len: 0,
+            int: [IntHop::default(); MAX_INT_HOPS],
+            route: NO_ROUTE,
+            hop: 0,
+            live: false,
+            enq_at: Time::ZERO,
+            spray_key: 0,
+        }
+    }
+}
+
+impl Packet {
+    /// The valid per-hop INT records.
+    #[inline]
+    pub fn int_hops(&self) -> &[IntHop] {
+        &self.int[..self.int_len as usize]
+    }
+
+    /// Appends an INT record; returns false (and records nothing) when all
+    /// [`MAX_INT_HOPS`] are used.
+    #[inline]
+    pub fn push_int(&mut self, hop: IntHop) -> bool {
+        let n = self.int_len as usize;
+        if n >= MAX_INT_HOPS {
+            return false;
+        }
+        self.int[n] = hop;
+        self.int_len += 1;
+        true
+    }
+}
+
+/// An arena of packets with a free list.
+#[derive(Debug, Default)]
+pub struct PacketPool {
+    pkts: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketPool {
+    /// An empty pool.
+    pub fn new() -> PacketPool {
+        PacketPool::default()
+    }
+
+    /// Stores `p` and returns its handle, reusing a freed slot when there is one.
+    #[inline]
+    pub fn alloc(&mut self, mut p: Packet) -> PacketId {
+        p.live = true;
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            PacketId(i)
+        } else {
+            let i = u32::try_from(self.pkts.len()).expect("more than 2^32 packets alive");
+            self.pkts.push(p);
+            PacketId(i)
+        }
+    }
+
+    /// Returns a packet's slot to the pool.
+    #[inline]
+    pub fn release(&mut self, id: PacketId) {
+        let p = &mut self.pkts[id.0 as usize];
+        debug_assert!(p.live, "double free of packet {}", id.0);
+        p.live = false;
+        self.free.push(id.0);
+    }
+
+    /// The packet `id`.
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.pkts[id.0 as usize]
+    }
+
+    /// The packet `id`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.pkts[id.0 as usize]
+    }
+
+    /// Packets alive now.
+    pub fn live(&self) -> usize {
+        self.pkts.len() - self.free.len()
+    }
+
+    /// Slots ever allocated (the peak number of packets alive at once).
+    pub fn capacity(&self) -> usize {
+        self.pkts.len()
+    }
+
+    /// Sum of the wire bytes of the live packets, counted by scanning the slots (independent of
+    /// the engine's counters, for the conservation check).
+    pub fn live_wire_bytes(&self) -> u64 {
+        self.pkts
+            .iter()
+            .filter(|p| p.live)
+            .map(|p| p.wire as u64)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_reuses_slots_and_counts_live_bytes() {
+        let mut pool = PacketPool::new();
+        let a = pool.alloc(Packet {
+            wire: 100,
+            ..Packet::default()
+        });
+        let b = pool.alloc(Packet {
+            wire: 48,
+            ..Packet::default()
+        });
+        assert_eq!(pool.live(), 2);
+        assert_eq!(pool.live_wire_bytes(), 148);
+        pool.release(a);
+        assert_eq!(pool.live_wire_bytes(), 48);
+        let c = pool.alloc(Packet {
+            wire: 7,
+            ..Packet::default()
+        });
+        assert_eq!(c, a, "freed slot reused");
+        assert_eq!(pool.capacity(), 2);
+        assert_eq!(pool.get(b).wire, 48);
+    }
+
+    #[test]
+    fn int_area_holds_five_hops() {
+        let mut p = Packet::default();
+        for i in 0..MAX_INT_HOPS {
+            assert!(p.push_int(IntHop {
+                qlen: i as u64,
+                ..IntHop::default()
+            }));
+        }
+        assert!(!p.push_int(IntHop::default()));
+        assert_eq!(p.int_hops().len(), MAX_INT_HOPS);
+        assert_eq!(p.int_hops()[4].qlen, 4);
+    }
+}

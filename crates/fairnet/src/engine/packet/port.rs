@@ -1,0 +1,149 @@
+//! Egress ports: one per directed link, at the link's source node, with a queueing discipline,
+//! an optional [`PortAgent`], and the link's serializer.
+//!
+//! A port serializes one packet at a time at the link's capacity (`Rate::tx_time` of its wire
+//! size); the packet then propagates for the link's delay and arrives whole at the far end
+//! (store and forward). Host NICs are ports too: the host's transport feeds its one out-link.
+
+use super::pkt::{IntHop, Packet};
+use super::qdisc::QdiscImpl;
+use crate::ids::{LinkId, NodeId};
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// What a [`PortAgent`] sees of its port when a packet leaves the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortView {
+    /// The link.
+    pub link: LinkId,
+    /// The node owning the port (the link's source).
+    pub node: NodeId,
+    /// Line rate.
+    pub rate: Rate,
+    /// Buffer size.
+    pub buffer: Bytes,
+    /// Bytes still queued behind this packet.
+    pub queue_bytes: u64,
+    /// Cumulative bytes transmitted by the port, including this packet.
+    pub tx_bytes: u64,
+    /// Current time (the packet starts serialization now).
+    pub now: Time,
+}
+
+/// Per-port switch logic that reads or rewrites headers at egress.
+///
+/// Called once per packet, when it leaves the queue and starts transmission, after the engine
+/// has updated the packet's `max_qdelay`. Used by: HPCC-style per-hop INT stamping
+/// ([`IntStamp`], read by Söze's and HPCC's senders); s-PERC (control packets are processed at
+/// egress to compute link rates); RCP's rate field; eBA's per-port rate factor.
+pub trait PortAgent {
+    /// Reads or rewrites `pkt` as it leaves the port described by `port`.
+    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView);
+}
+
+/// Appends one HPCC INT record per egress hop to data packets: dequeue time, the port's
+/// transmitted-bytes counter, queue length and line rate (HPCC, SIGCOMM 2019, §3.2 and Fig. 4).
+/// Packets already holding [`super::pkt::MAX_INT_HOPS`] records are left unchanged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntStamp;
+
+impl PortAgent for IntStamp {
+    #[inline]
+    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView) {
+        if pkt.kind == super::pkt::PacketKind::Data {
+            pkt.push_int(IntHop {
+                ts: port.now,
+                tx_bytes: port.tx_bytes,
+                qlen: port.queue_bytes,
+                rate: port.rate,
+            });
+        }
+    }
+}
+
+/// The built-in agents plus a boxed one for schemes outside the engine.
+pub enum AgentImpl {
+    /// [`IntStamp`].
+    Int(IntStamp),
+    /// Any other [`PortAgent`].
+    Custom(Box<dyn PortAgent>),
+}
+
+impl PortAgent for AgentImpl {
+    #[inline]
+    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView) {
+        match self {
+            AgentImpl::Int(a) => a.on_dequeue(pkt, port),
+            AgentImpl::Custom(a) => a.on_dequeue(pkt, port),
+        }
+    }
+}
+
+/// Which built-in agent every switch port runs (`port_agent = "int"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PortAgentConfig {
+    /// No agent.
+    #[default]
+    None,
+    /// [`IntStamp`] on every port, host NICs included (HPCC stamps at every egress).
+    Int,
+}
+
+/// Per-link counters, kept by the port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PortStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub data_tx_packets: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub marks: u64,
+    pub max_queue_bytes: u64,
+    /// Integral of the queue length over time, in byte·picoseconds.
+    pub queue_integral: u128,
+    /// Time of the last queue-length change (for the integral).
+    pub queue_last: u64,
+}
+
+/// One egress port (engine-internal).
+pub(crate) struct Port {
+    pub link: LinkId,
+    pub node: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: u64,
+    pub buffer: Bytes,
+    /// Whether the port is a host's NIC (then the host is asked for data when it idles).
+    pub host_nic: bool,
+    pub qdisc: QdiscImpl,
+    pub agent: Option<AgentImpl>,
+    /// The serializer is busy until this time.
+    pub busy_until: u64,
+    /// A `PortFree` event is pending.
+    pub wake_pending: bool,
+    pub stats: PortStats,
+    /// `(wire bytes, serialization time)` of the last packet: most packets are full data
+    /// packets or bare ACKs, and the 128-bit division in `Rate::tx_time` showed in profiles.
+    pub tx_cache: (u32, u64),
+}
+
+impl Port {
+    /// Serialization time of `wire` bytes at the port's rate.
+    #[inline]
+    pub fn tx_time(&mut self, wire: u32) -> u64 {
+        if self.tx_cache.0 != wire {
+            self.tx_cache = (wire, self.rate.tx_time(Bytes(wire as u64)).0);
+        }
+        self.tx_cache.1
+    }
+
+    /// Adds the queue length held since the last change to the integral; call before every
+    /// change of the queue length.
+    #[inline]
+    pub fn account_queue(&mut self, now: u64, bytes_before: u64) {
+        let s = &mut self.stats;
+        s.queue_integral += bytes_before as u128 * (now - s.queue_last) as u128;
+        s.queue_last = now;
+    }
+}

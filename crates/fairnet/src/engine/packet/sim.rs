@@ -1,0 +1,961 @@
+//! The simulator: builds ports, hosts and flows from a topology and a flow list, runs events,
+//! and reports records.
+//!
+//! Packet lifecycle:
+//! 1. A host's NIC port idles with an empty queue → the host pulls one data packet from its
+//!    active flows (round robin) → the packet is allocated from the pool, stamped with the
+//!    send time, passed through the host shim, counted as *sent*, and enqueued at the NIC.
+//! 2. At every port: the qdisc accepts (maybe marking CE) or drops it (counted per link and as
+//!    *dropped*, slot freed). When the serializer is free the packet is dequeued: its queueing
+//!    delay there updates `max_qdelay` (compare and keep), the port agent runs, and the packet
+//!    arrives at the link's far end after `tx_time + delay` (one `Arrive` event).
+//! 3. At a switch the next link comes from the flow's cached path (per-flow ECMP, host-pair
+//!    or first-path routing: computed once per flow with [`Routing::path`]) or, when spraying,
+//!    from [`Routing::next_hop`] with the packet's key.
+//! 4. At the destination host it is counted as *delivered*. A data packet's slot is reused for
+//!    its ACK (cumulative ACK, ECE = arrived CE, echoed timestamp, `max_qdelay` and INT
+//!    records), which the receiver enqueues at its NIC at once; an ACK updates its sender and
+//!    is freed.
+
+use super::cc::{CcImpl, CongestionControl};
+use super::config::{PacketConfig, RoutingMode, TransportKind};
+use super::dctcp::{Dctcp, Reno};
+use super::event::{Event, EventQueue};
+use super::host::{Host, HostShim};
+use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, NO_ROUTE};
+use super::port::{AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView};
+use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
+use super::records::{Conservation, FlowRecord, LinkRecord, PacketResults};
+use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
+use super::udp::UdpSender;
+use crate::error::{Error, Result};
+use crate::ids::{FlowId, LinkId, NodeId};
+use crate::topo::{PathSelector, Routing, Topology};
+use crate::units::Time;
+use crate::workload::FlowSpec;
+use std::collections::VecDeque;
+
+const NO_HOST: u32 = u32::MAX;
+
+/// Key offset that makes a flow's ACK path hash independently of its data path.
+const ACK_KEY: u64 = 1 << 63;
+
+enum Sender {
+    Tcp(Box<TcpSender>),
+    Udp(UdpSender),
+}
+
+enum Receiver {
+    Tcp(TcpReceiver),
+    Udp { received: u64 },
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    host: u32,
+    sender: Sender,
+    receiver: Receiver,
+    route_data: u32,
+    route_ack: u32,
+    started: bool,
+    active: bool,
+    finished: bool,
+    end: Option<Time>,
+    rto_event_at: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    sent: u64,
+    delivered: u64,
+    dropped: u64,
+    buffer_violations: u64,
+    unroutable: u64,
+    packet_hops: u64,
+    data_hops: u64,
+}
+
+/// A packet-level simulation of one topology and flow list.
+pub struct PacketSim {
+    cfg: PacketConfig,
+    mss: u64,
+    header: u64,
+    routing: Routing,
+    ports: Vec<Port>,
+    host_of_node: Vec<u32>,
+    hosts: Vec<Host>,
+    flows: Vec<FlowState>,
+    /// Cached paths (link indices), addressed by `FlowState::route_*`.
+    paths: Vec<u32>,
+    pool: PacketPool,
+    events: EventQueue,
+    c: Counters,
+    finished: usize,
+    spray_ctr: u64,
+}
+
+impl PacketSim {
+    /// Validates the inputs and builds the simulation at time zero.
+    ///
+    /// Errors name the item: `flows[3]: src and dst are the same host node 5`,
+    /// `flows[2]: unknown dst node 99 (the topology has 20 nodes)`,
+    /// `link 7: buffer 500B is smaller than one packet (1048B)`,
+    /// `node 4: host has 2 out-links; the packet engine supports one NIC per host`.
+    pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: PacketConfig) -> Result<PacketSim> {
+        cfg.validate()?;
+        topo.validate()?;
+        let mtu_wire = cfg.mtu_wire();
+        let n_nodes = topo.num_nodes();
+        if u32::try_from(flows.len()).is_err() {
+            return Err(Error::invalid("flows", "more than 2^32 - 1 flows"));
+        }
+
+        if topo.num_links() >= 1 << 29 {
+            // Events pack a link index into 29 bits (see `event.rs`).
+            return Err(Error::invalid(
+                "topology",
+                format!(
+                    "{} links; the packet engine supports fewer than 2^29",
+                    topo.num_links()
+                ),
+            ));
+        }
+        let mut ports = Vec::with_capacity(topo.num_links());
+        for (i, l) in topo.links().iter().enumerate() {
+            if l.buffer < mtu_wire {
+                return Err(Error::invalid(
+                    format!("link {i}"),
+                    format!(
+                        "buffer {} is smaller than one packet ({})",
+                        l.buffer, mtu_wire
+                    ),
+                ));
+            }
+            let link = LinkId(i as u32);
+            let params = QdiscParams {
+                link,
+                buffer: l.buffer,
+                rate: l.capacity,
+                mtu_wire,
+            };
+            ports.push(Port {
+                link,
+                node: l.src,
+                to: l.dst,
+                rate: l.capacity,
+                delay: l.delay.0,
+                buffer: l.buffer,
+                host_nic: topo.is_host(l.src),
+                qdisc: cfg.qdisc.build(&params),
+                agent: match cfg.port_agent {
+                    PortAgentConfig::None => None,
+                    PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
+                },
+                busy_until: 0,
+                wake_pending: false,
+                stats: PortStats::default(),
+                tx_cache: (0, 0),
+            });
+        }
+
+        let mut host_of_node = vec![NO_HOST; n_nodes];
+        let mut hosts = Vec::with_capacity(topo.num_hosts());
+        for &h in topo.hosts() {
+            let out = topo.out_links(h);
+            if out.len() > 1 {
+                return Err(Error::invalid(
+                    format!("{h}"),
+                    format!(
+                        "host has {} out-links; the packet engine supports one NIC per host",
+                        out.len()
+                    ),
+                ));
+            }
+            host_of_node[h.idx()] = hosts.len() as u32;
+            hosts.push(Host {
+                nic: out.first().map_or(u32::MAX, |l| l.0),
+                active: VecDeque::new(),
+                wake_at: u64::MAX,
+                shim: None,
+            });
+        }
+
+        let routing = Routing::new(topo);
+        let mss = cfg.mtu.0;
+        let header = cfg.header.0;
+        let tcp_params = TcpParams {
+            mss,
+            header,
+            min_rto: cfg.tcp.min_rto,
+            initial_rto: cfg.tcp.initial_rto,
+            max_rto: cfg.tcp.max_rto,
+        };
+        let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
+        let mut paths: Vec<u32> = Vec::new();
+        let mut path = Vec::new();
+        let mut states = Vec::with_capacity(flows.len());
+        for (i, f) in flows.iter().enumerate() {
+            let at = || format!("flows[{i}]");
+            for (end, node) in [("src", f.src), ("dst", f.dst)] {
+                if !topo.contains(node) {
+                    return Err(Error::invalid(
+                        at(),
+                        format!("unknown {end} {node} (the topology has {n_nodes} nodes)"),
+                    ));
+                }
+                if !topo.is_host(node) {
+                    return Err(Error::invalid(
+                        at(),
+                        format!("{end} {node} is a switch, not a host"),
+                    ));
+                }
+            }
+            if f.src == f.dst {
+                return Err(Error::invalid(
+                    at(),
+                    format!("src and dst are the same host {}", f.src),
+                ));
+            }
+            if f.size.0 == 0 {
+                return Err(Error::invalid(at(), "size must be positive, got 0B"));
+            }
+            if !(f.weight.is_finite() && f.weight > 0.0) {
+                return Err(Error::invalid(
+                    at(),
+                    format!("weight must be positive and finite, got {}", f.weight),
+                ));
+            }
+            // Paths: cached per flow unless spraying. Also checks reachability either way.
+            let key = i as u64;
+            let (data_sel, ack_sel) = match cfg.routing {
+                RoutingMode::Ecmp => (
+                    PathSelector::FlowHash {
+                        seed: cfg.seed,
+                        flow: key,
+                    },
+                    PathSelector::FlowHash {
+                        seed: cfg.seed,
+                        flow: key | ACK_KEY,
+                    },
+                ),
+                RoutingMode::HostPair => (
+                    PathSelector::HostPairHash { seed: cfg.seed },
+                    PathSelector::HostPairHash { seed: cfg.seed },
+                ),
+                RoutingMode::First | RoutingMode::Spray => {
+                    (PathSelector::First, PathSelector::First)
+                }
+            };
+            let mut route = |src: NodeId, dst: NodeId, sel| -> Result<u32> {
+                path.clear();
+                routing
+                    .path_into(src, dst, sel, &mut path)
+                    .map_err(|e| Error::invalid(at(), e.to_string()))?;
+                if path.len() > u16::MAX as usize {
+                    return Err(Error::invalid(at(), "path longer than 65535 hops"));
+                }
+                let start = u32::try_from(paths.len())
+                    .map_err(|_| Error::invalid(at(), "more than 2^32 cached path links"))?;
+                paths.extend(path.iter().map(|l| l.0));
+                Ok(start)
+            };
+            let route_data = route(f.src, f.dst, data_sel)?;
+            let route_ack = route(f.dst, f.src, ack_sel)?;
+            let (route_data, route_ack) = if cfg.routing == RoutingMode::Spray {
+                (NO_ROUTE, NO_ROUTE)
+            } else {
+                (route_data, route_ack)
+            };
+            let nic_rate = topo.link(topo.out_links(f.src)[0]).capacity;
+            let (sender, receiver) = match cfg.transport {
+                TransportKind::Udp => (
+                    Sender::Udp(UdpSender::new(
+                        f.size,
+                        mss,
+                        header,
+                        cfg.udp_rate.unwrap_or(nic_rate),
+                        f.start,
+                    )),
+                    Receiver::Udp { received: 0 },
+                ),
+                kind => {
+                    let cc = match kind {
+                        TransportKind::Dctcp => {
+                            CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g))
+                        }
+                        TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
+                        _ => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
+                    };
+                    let mut s = TcpSender::new(f.size, tcp_params, cc);
+                    s.cc.on_weight(f.weight);
+                    (
+                        Sender::Tcp(Box::new(s)),
+                        Receiver::Tcp(TcpReceiver::default()),
+                    )
+                }
+            };
+            states.push(FlowState {
+                spec: f.clone(),
+                host: host_of_node[f.src.idx()],
+                sender,
+                receiver,
+                route_data,
+                route_ack,
+                started: false,
+                active: false,
+                finished: false,
+                end: None,
+                rto_event_at: u64::MAX,
+            });
+        }
+
+        let mut events = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            events.push(f.start, Event::FlowStart(i as u32));
+        }
+        Ok(PacketSim {
+            cfg,
+            mss,
+            header,
+            routing,
+            ports,
+            host_of_node,
+            hosts,
+            flows: states,
+            paths,
+            pool: PacketPool::new(),
+            events,
+            c: Counters::default(),
+            finished: 0,
+            spray_ctr: 0,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PacketConfig {
+        &self.cfg
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    fn check_link(&self, link: LinkId) -> Result<usize> {
+        let i = link.idx();
+        if i >= self.ports.len() {
+            return Err(Error::invalid(
+                format!("{link}"),
+                format!("unknown link (the topology has {} links)", self.ports.len()),
+            ));
+        }
+        Ok(i)
+    }
+
+    fn check_flow(&self, flow: FlowId) -> Result<usize> {
+        let i = flow.idx();
+        if i >= self.flows.len() {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                format!("unknown flow (there are {} flows)", self.flows.len()),
+            ));
+        }
+        Ok(i)
+    }
+
+    /// Replaces the queueing discipline of `link`'s port (only while its queue is empty).
+    pub fn set_qdisc(&mut self, link: LinkId, qdisc: Box<dyn Qdisc>) -> Result<()> {
+        let i = self.check_link(link)?;
+        if self.ports[i].qdisc.packets() > 0 {
+            return Err(Error::invalid(
+                format!("{link}"),
+                "cannot replace the qdisc of a non-empty queue",
+            ));
+        }
+        self.ports[i].qdisc = QdiscImpl::Custom(qdisc);
+        Ok(())
+    }
+
+    /// Installs a port agent at `link`'s port, replacing any other.
+    pub fn set_port_agent(&mut self, link: LinkId, agent: Box<dyn PortAgent>) -> Result<()> {
+        let i = self.check_link(link)?;
+        self.ports[i].agent = Some(AgentImpl::Custom(agent));
+        Ok(())
+    }
+
+    /// Installs a shim at host `node`, replacing any other.
+    pub fn set_host_shim(&mut self, node: NodeId, shim: Box<dyn HostShim>) -> Result<()> {
+        let h = match self.host_of_node.get(node.idx()) {
+            Some(&h) if h != NO_HOST => h,
+            _ => {
+                return Err(Error::invalid(
+                    format!("{node}"),
+                    "not a host of the topology",
+                ))
+            }
+        };
+        self.hosts[h as usize].shim = Some(shim);
+        Ok(())
+    }
+
+    /// Replaces the congestion control of a reliable flow before it starts; the flow's weight
+    /// is passed to it at once.
+    pub fn set_congestion_control(
+        &mut self,
+        flow: FlowId,
+        cc: Box<dyn CongestionControl>,
+    ) -> Result<()> {
+        let i = self.check_flow(flow)?;
+        let f = &mut self.flows[i];
+        if f.started {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                "congestion control can only be replaced before the flow starts",
+            ));
+        }
+        match &mut f.sender {
+            Sender::Tcp(s) => {
+                s.cc = CcImpl::Custom(cc);
+                s.cc.on_weight(f.spec.weight);
+                Ok(())
+            }
+            Sender::Udp(_) => Err(Error::invalid(
+                format!("{flow}"),
+                "a UDP flow has no congestion control",
+            )),
+        }
+    }
+
+    /// Changes a flow's weight at run time (passed to its congestion control).
+    pub fn set_weight(&mut self, flow: FlowId, weight: f64) -> Result<()> {
+        let i = self.check_flow(flow)?;
+        if !(weight.is_finite() && weight > 0.0) {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                format!("weight must be positive and finite, got {weight}"),
+            ));
+        }
+        let f = &mut self.flows[i];
+        f.spec.weight = weight;
+        if let Sender::Tcp(s) = &mut f.sender {
+            s.cc.on_weight(weight);
+        }
+        Ok(())
+    }
+
+    /// Runs every event up to and including time `t`, then checks the invariants and reports.
+    pub fn run_until(&mut self, t: Time) -> Result<PacketResults> {
+        while let Some(next) = self.events.peek_time() {
+            if next > t {
+                break;
+            }
+            let (now, ev) = self.events.pop().expect("peeked");
+            self.handle(now.0, ev);
+        }
+        self.events.advance_to(t);
+        self.results()
+    }
+
+    /// Runs until every flow has finished, no event is left, or `max_time` is reached.
+    pub fn run_to_completion(&mut self, max_time: Time) -> Result<PacketResults> {
+        while self.finished < self.flows.len() {
+            match self.events.peek_time() {
+                Some(next) if next <= max_time => {
+                    let (now, ev) = self.events.pop().expect("peeked");
+                    self.handle(now.0, ev);
+                }
+                _ => break,
+            }
+        }
+        self.results()
+    }
+
+    #[inline]
+    fn handle(&mut self, now: u64, ev: Event) {
+        match ev {
+            Event::Arrive { pkt, link } => self.on_arrive(now, PacketId(pkt), link),
+            Event::PortFree(p) => {
+                self.ports[p as usize].wake_pending = false;
+                self.port_try_start(now, p);
+                let port = &self.ports[p as usize];
+                if port.host_nic && port.busy_until <= now {
+                    let h = self.host_of_node[port.node.idx()];
+                    self.host_pull(now, h);
+                }
+            }
+            Event::HostWake(h) => {
+                if self.hosts[h as usize].wake_at == now {
+                    self.hosts[h as usize].wake_at = u64::MAX;
+                    self.host_pull(now, h);
+                }
+            }
+            Event::FlowStart(f) => {
+                self.flows[f as usize].started = true;
+                self.activate(now, f);
+            }
+            Event::Rto(f) => self.on_rto_event(now, f),
+        }
+    }
+
+    /// Puts a flow on its host's active list (if it is not there) and lets the host send.
+    #[inline]
+    fn activate(&mut self, now: u64, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if !fl.started || fl.finished {
+            return;
+        }
+        let h = fl.host;
+        if !fl.active {
+            fl.active = true;
+            self.hosts[h as usize].active.push_back(f);
+        }
+        self.host_pull(now, h);
+    }
+
+    /// If the host's NIC is idle with an empty queue, sends one data packet from the first
+    /// active flow (round robin) that may send now; schedules a wake-up for paced flows.
+    fn host_pull(&mut self, now: u64, h: u32) {
+        let nic = self.hosts[h as usize].nic;
+        if nic == u32::MAX {
+            return;
+        }
+        {
+            let port = &self.ports[nic as usize];
+            if port.busy_until > now || port.qdisc.packets() > 0 {
+                return; // the pending PortFree pulls again
+            }
+        }
+        let mut wait = u64::MAX;
+        let n = self.hosts[h as usize].active.len();
+        for _ in 0..n {
+            let f = self.hosts[h as usize]
+                .active
+                .pop_front()
+                .expect("n entries");
+            let fl = &mut self.flows[f as usize];
+            let mut state = match &fl.sender {
+                Sender::Tcp(s) => s.state(Time(now)),
+                Sender::Udp(u) => u.state(Time(now)),
+            };
+            if state == SendState::Ready {
+                if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                    let wire = self.mss as u32 + self.header as u32;
+                    let t = shim.earliest_send(FlowId(f), wire, Time(now));
+                    if t.0 > now {
+                        state = SendState::Wait(t);
+                    }
+                }
+            }
+            match state {
+                SendState::Ready => {
+                    self.hosts[h as usize].active.push_back(f);
+                    self.send_data(now, f);
+                    return;
+                }
+                SendState::Wait(t) => {
+                    wait = wait.min(t.0);
+                    self.hosts[h as usize].active.push_back(f);
+                }
+                SendState::Blocked | SendState::Done => fl.active = false,
+            }
+        }
+        if wait != u64::MAX {
+            let host = &mut self.hosts[h as usize];
+            if wait < host.wake_at {
+                host.wake_at = wait;
+                self.events.push(Time(wait), Event::HostWake(h));
+            }
+        }
+    }
+
+    fn send_data(&mut self, now: u64, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        let (seg, ecn) = match &mut fl.sender {
+            Sender::Tcp(s) => {
+                let ecn = if s.cc.ecn_capable() {
+                    Ecn::Ect
+                } else {
+                    Ecn::NotEct
+                };
+                (s.next_segment(Time(now)), ecn)
+            }
+            Sender::Udp(u) => (u.next_segment(), Ecn::NotEct),
+        };
+        self.spray_ctr += 1;
+        let mut pkt = Packet {
+            kind: PacketKind::Data,
+            flow: FlowId(f),
+            src: fl.spec.src,
+            dst: fl.spec.dst,
+            seq: seg.seq,
+            payload: seg.len,
+            wire: seg.len + self.header as u32,
+            ecn,
+            priority: fl.spec.priority,
+            retransmit: seg.retransmit,
+            ts: Time(now),
+            route: fl.route_data,
+            spray_key: self.spray_ctr,
+            ..Packet::default()
+        };
+        let src = fl.spec.src;
+        let h = fl.host as usize;
+        if let Some(shim) = self.hosts[h].shim.as_mut() {
+            shim.on_egress(&mut pkt, Time(now));
+        }
+        self.c.sent += pkt.wire as u64;
+        let id = self.pool.alloc(pkt);
+        self.sync_rto(f);
+        self.forward(now, id, src);
+    }
+
+    /// Sends packet `id`, now at `node`, to its next link.
+    #[inline]
+    fn forward(&mut self, now: u64, id: PacketId, node: NodeId) {
+        let pkt = self.pool.get_mut(id);
+        let link = if pkt.route != NO_ROUTE {
+            let l = self.paths[pkt.route as usize + pkt.hop as usize];
+            pkt.hop += 1;
+            Some(l)
+        } else {
+            let sel = PathSelector::Spray {
+                seed: self.cfg.seed,
+                packet: pkt.spray_key,
+            };
+            self.routing
+                .next_hop(node, pkt.src, pkt.dst, sel)
+                .map(|l| l.0)
+        };
+        match link {
+            Some(l) => self.enqueue(now, l, id),
+            None => {
+                // Unreachable by construction (paths were checked); counted, not a panic.
+                self.c.unroutable += 1;
+                self.c.dropped += pkt.wire as u64;
+                self.pool.release(id);
+            }
+        }
+    }
+
+    #[inline]
+    fn enqueue(&mut self, now: u64, p: u32, id: PacketId) {
+        let port = &mut self.ports[p as usize];
+        let before = port.qdisc.bytes();
+        self.pool.get_mut(id).enq_at = Time(now);
+        match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
+            Enqueued::Dropped => {
+                let wire = self.pool.get(id).wire as u64;
+                port.stats.drops += 1;
+                port.stats.drop_bytes += wire;
+                self.c.dropped += wire;
+                self.pool.release(id);
+                return;
+            }
+            Enqueued::Marked => port.stats.marks += 1,
+            Enqueued::Queued => {}
+        }
+        port.account_queue(now, before);
+        if port.qdisc.bytes() > port.buffer.0 {
+            self.c.buffer_violations += 1;
+        }
+        self.port_try_start(now, p);
+        // The queue is what waits behind the serializer: measured after a packet arriving at
+        // an idle port has left it.
+        let port = &mut self.ports[p as usize];
+        port.stats.max_queue_bytes = port.stats.max_queue_bytes.max(port.qdisc.bytes());
+    }
+
+    /// Starts serializing the next queued packet if the port is free; otherwise makes sure a
+    /// `PortFree` event will come.
+    #[inline]
+    fn port_try_start(&mut self, now: u64, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.busy_until > now {
+            // Also when a stale `PortFree` (from an earlier busy period) fired early: a host
+            // NIC must wake when the serializer frees, to pull the next data packet.
+            if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
+                port.wake_pending = true;
+                self.events.push(Time(port.busy_until), Event::PortFree(p));
+            }
+            return;
+        }
+        let before = port.qdisc.bytes();
+        let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
+            return;
+        };
+        port.account_queue(now, before);
+        let pkt = self.pool.get_mut(id);
+        let qd = now - pkt.enq_at.0;
+        if qd > pkt.max_qdelay.0 {
+            pkt.max_qdelay = Time(qd);
+        }
+        let wire = pkt.wire as u64;
+        port.stats.tx_packets += 1;
+        port.stats.tx_bytes += wire;
+        self.c.packet_hops += 1;
+        if pkt.kind == PacketKind::Data {
+            port.stats.data_tx_packets += 1;
+            self.c.data_hops += 1;
+        }
+        if let Some(agent) = port.agent.as_mut() {
+            let view = PortView {
+                link: port.link,
+                node: port.node,
+                rate: port.rate,
+                buffer: port.buffer,
+                queue_bytes: port.qdisc.bytes(),
+                tx_bytes: port.stats.tx_bytes,
+                now: Time(now),
+            };
+            agent.on_dequeue(pkt, &view);
+        }
+        let tx = port.tx_time(wire as u32);
+        port.busy_until = now + tx;
+        self.events.push(
+            Time(now + tx + port.delay),
+            Event::Arrive { pkt: id.0, link: p },
+        );
+        if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
+            port.wake_pending = true;
+            self.events.push(Time(port.busy_until), Event::PortFree(p));
+        }
+    }
+
+    fn on_arrive(&mut self, now: u64, id: PacketId, link: u32) {
+        let node = self.ports[link as usize].to;
+        let h = self.host_of_node[node.idx()];
+        if h == NO_HOST {
+            self.forward(now, id, node);
+        } else {
+            self.deliver(now, id, h, node);
+        }
+    }
+
+    fn deliver(&mut self, now: u64, id: PacketId, h: u32, node: NodeId) {
+        let wire = self.pool.get(id).wire as u64;
+        self.c.delivered += wire;
+        if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+            shim.on_ingress(self.pool.get_mut(id), Time(now));
+        }
+        let pkt = *self.pool.get(id);
+        let f = pkt.flow.0;
+        match pkt.kind {
+            PacketKind::Data => self.on_data(now, id, &pkt, h, node),
+            PacketKind::Ack => {
+                self.pool.release(id);
+                let fl = &mut self.flows[f as usize];
+                if let Sender::Tcp(s) = &mut fl.sender {
+                    s.on_ack(&pkt, Time(now));
+                    if s.done() && !fl.finished {
+                        fl.finished = true;
+                        self.finished += 1;
+                    }
+                    self.sync_rto(f);
+                    self.activate(now, f);
+                }
+            }
+            PacketKind::Control => {
+                self.pool.release(id);
+                if let Sender::Tcp(s) = &mut self.flows[f as usize].sender {
+                    s.cc.on_control(&pkt, Time(now));
+                }
+                self.activate(now, f);
+            }
+        }
+    }
+
+    fn on_data(&mut self, now: u64, id: PacketId, pkt: &Packet, h: u32, node: NodeId) {
+        let f = pkt.flow.0;
+        let fl = &mut self.flows[f as usize];
+        match &mut fl.receiver {
+            Receiver::Udp { received } => {
+                *received += pkt.payload as u64;
+                if *received >= fl.spec.size.0 && !fl.finished {
+                    fl.finished = true;
+                    fl.end = Some(Time(now));
+                    self.finished += 1;
+                }
+                self.pool.release(id);
+            }
+            Receiver::Tcp(r) => {
+                let cum = r.on_data(pkt.seq, pkt.payload as u64);
+                if cum >= fl.spec.size.0 && fl.end.is_none() {
+                    fl.end = Some(Time(now));
+                }
+                self.spray_ctr += 1;
+                // Reuse the data packet's slot for its ACK.
+                let ack = self.pool.get_mut(id);
+                *ack = Packet {
+                    kind: PacketKind::Ack,
+                    flow: pkt.flow,
+                    src: pkt.dst,
+                    dst: pkt.src,
+                    seq: cum,
+                    payload: 0,
+                    wire: self.header as u32,
+                    ecn: Ecn::NotEct,
+                    ece: pkt.ecn == Ecn::Ce,
+                    priority: pkt.priority,
+                    retransmit: false,
+                    max_qdelay: pkt.max_qdelay,
+                    ts: pkt.ts,
+                    window: u64::MAX,
+                    int_len: pkt.int_len,
+                    int: pkt.int,
+                    route: fl.route_ack,
+                    hop: 0,
+                    live: true,
+                    enq_at: Time(now),
+                    spray_key: self.spray_ctr,
+                };
+                if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                    shim.on_egress(ack, Time(now));
+                }
+                self.c.sent += ack.wire as u64;
+                self.forward(now, id, node);
+            }
+        }
+    }
+
+    /// Makes sure an `Rto` event is pending no later than the sender's timer deadline.
+    #[inline]
+    fn sync_rto(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        let Sender::Tcp(s) = &fl.sender else { return };
+        let d = s.rto_deadline;
+        if d != u64::MAX && (fl.rto_event_at == u64::MAX || d < fl.rto_event_at) {
+            fl.rto_event_at = d;
+            self.events.push(Time(d), Event::Rto(f));
+        }
+    }
+
+    fn on_rto_event(&mut self, now: u64, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.rto_event_at != now {
+            return; // superseded by an earlier event
+        }
+        fl.rto_event_at = u64::MAX;
+        let Sender::Tcp(s) = &mut fl.sender else {
+            return;
+        };
+        let d = s.rto_deadline;
+        if d == u64::MAX {
+            return;
+        }
+        if d > now {
+            // The timer was restarted since this event was scheduled: sleep until the deadline.
+            fl.rto_event_at = d;
+            self.events.push(Time(d), Event::Rto(f));
+            return;
+        }
+        s.on_timeout(Time(now));
+        self.sync_rto(f);
+        self.activate(now, f);
+    }
+
+    /// The records so far; errors if an invariant is violated (byte conservation, a queue
+    /// above its buffer, an event scheduled in the past, an unroutable packet).
+    pub fn results(&self) -> Result<PacketResults> {
+        let now = self.events.now();
+        let conservation = Conservation {
+            sent: self.c.sent,
+            delivered: self.c.delivered,
+            dropped: self.c.dropped,
+            in_flight: self.pool.live_wire_bytes(),
+        };
+        if !conservation.holds() {
+            return Err(Error::invalid(
+                "packet engine",
+                format!(
+                    "byte conservation violated at {now}: sent {} != delivered {} + dropped {} + in flight {}",
+                    conservation.sent, conservation.delivered, conservation.dropped, conservation.in_flight
+                ),
+            ));
+        }
+        if self.c.buffer_violations > 0 {
+            return Err(Error::invalid(
+                "packet engine",
+                format!(
+                    "{} enqueues left a queue above its buffer",
+                    self.c.buffer_violations
+                ),
+            ));
+        }
+        if self.events.past_events() > 0 {
+            return Err(Error::invalid(
+                "packet engine",
+                format!(
+                    "{} events were scheduled in the past",
+                    self.events.past_events()
+                ),
+            ));
+        }
+        if self.c.unroutable > 0 {
+            return Err(Error::invalid(
+                "packet engine",
+                format!("{} packets had no route", self.c.unroutable),
+            ));
+        }
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (retx, timeouts, fast) = match &f.sender {
+                    Sender::Tcp(s) => (s.bytes_retransmitted, s.timeouts, s.fast_retransmits),
+                    Sender::Udp(_) => (0, 0, 0),
+                };
+                FlowRecord {
+                    flow: FlowId(i as u32),
+                    src: f.spec.src,
+                    dst: f.spec.dst,
+                    size: f.spec.size,
+                    start: f.spec.start,
+                    end: f.end,
+                    fct: f.end.map(|e| e - f.spec.start),
+                    delivered: match &f.receiver {
+                        Receiver::Tcp(r) => r.rcv_nxt(),
+                        Receiver::Udp { received } => *received,
+                    },
+                    bytes_retransmitted: retx,
+                    timeouts,
+                    fast_retransmits: fast,
+                    tag: f.spec.tag,
+                }
+            })
+            .collect();
+        let links = self
+            .ports
+            .iter()
+            .map(|p| {
+                let q = p.qdisc.bytes();
+                let s = &p.stats;
+                LinkRecord {
+                    link: p.link,
+                    tx_packets: s.tx_packets,
+                    tx_bytes: s.tx_bytes,
+                    drops: s.drops,
+                    drop_bytes: s.drop_bytes,
+                    marks: s.marks,
+                    max_queue_bytes: s.max_queue_bytes,
+                    queue_bytes: q,
+                    queue_integral: s.queue_integral
+                        + q as u128 * (now.0.saturating_sub(s.queue_last)) as u128,
+                }
+            })
+            .collect();
+        Ok(PacketResults {
+            now,
+            complete: self.finished == self.flows.len(),
+            finished_flows: self.finished,
+            flows,
+            links,
+            conservation,
+            events: self.events.popped(),
+            data_packet_hops: self.c.data_hops,
+            packet_hops: self.c.packet_hops,
+            peak_packets: self.pool.capacity(),
+            pending_events: self.events.len(),
+        })
+    }
+}

@@ -1,0 +1,502 @@
+//! A reliable TCP-like transport: cumulative ACKs, one ACK per data packet, fast retransmit on
+//! the third duplicate ACK with NewReno fast recovery (RFC 6582), and a retransmission timer
+//! (RFC 6298) with a configurable minimum. The window and pacing rate come from a
+//! [`CongestionControl`] ([`super::dctcp`]).
+//!
+//! Choices, and why:
+//! - Byte sequence numbers; segments are `min(MSS, remaining)` payload bytes.
+//! - Every data packet carries a timestamp that its ACK echoes (RFC 7323), so every ACK of new
+//!   data gives an RTT sample, retransmissions included (no Karn ambiguity).
+//! - Recovery without SACK: RFC 6582's NewReno. The window inflation of fast recovery (3 MSS,
+//!   then one MSS per further duplicate ACK; on a partial ACK deflated by the bytes acked and
+//!   one MSS added back) is kept here, outside the congestion control, so a congestion
+//!   control only decides the window itself.
+//! - After a timeout the sender goes back to the first unacknowledged byte (go-back-N, as TCP
+//!   without SACK does); the receiver keeps out-of-order data, so the cumulative ACK jumps over
+//!   what already arrived.
+//! - The RTO starts at `initial_rto` (RFC 6298's 1 s would dominate microsecond-scale flows),
+//!   is `srtt + 4·rttvar` clamped to `[min_rto, max_rto]`, and doubles on each expiry.
+
+use super::cc::{AckInfo, CcImpl, CongestionControl};
+use super::pkt::Packet;
+use crate::units::{Bytes, Time};
+
+/// Timer and segment parameters of a [`TcpSender`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpParams {
+    /// Maximum segment size (payload bytes per packet).
+    pub mss: u64,
+    /// Header bytes per packet (for pacing the wire size).
+    pub header: u64,
+    /// Lower bound of the retransmission timeout.
+    pub min_rto: Time,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto: Time,
+    /// Upper bound of the retransmission timeout (and of its backoff).
+    pub max_rto: Time,
+}
+
+/// Whether a sender can transmit now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendState {
+    /// A packet can go now.
+    Ready,
+    /// A packet can go at this time (pacing or a shim's rate limit).
+    Wait(Time),
+    /// Nothing to send until an ACK or a timeout.
+    Blocked,
+    /// All data acknowledged (TCP) or sent (UDP).
+    Done,
+}
+
+/// One segment chosen for transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Byte offset of the first payload byte.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Whether some of these bytes were sent before.
+    pub retransmit: bool,
+}
+
+/// Sender side of the reliable transport.
+pub struct TcpSender {
+    size: u64,
+    p: TcpParams,
+    /// The congestion control deciding the window and pacing rate.
+    pub cc: CcImpl,
+    snd_una: u64,
+    snd_nxt: u64,
+    high_sent: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u64,
+    inflation: u64,
+    retx_pending: Option<u64>,
+    srtt: Option<u64>,
+    rttvar: u64,
+    /// The current timeout without backoff (from the RTT estimate).
+    base_rto: u64,
+    /// The current timeout with backoff.
+    rto: u64,
+    next_send_at: u64,
+    /// When the retransmission timer expires (`u64::MAX`: not armed).
+    pub(crate) rto_deadline: u64,
+    /// Payload bytes sent more than once.
+    pub bytes_retransmitted: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+}
+
+impl TcpSender {
+    /// A sender of `size` bytes.
+    pub fn new(size: Bytes, p: TcpParams, cc: CcImpl) -> TcpSender {
+        let rto = p.initial_rto.0.max(p.min_rto.0).min(p.max_rto.0);
+        TcpSender {
+            size: size.0,
+            p,
+            cc,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            inflation: 0,
+            retx_pending: None,
+            srtt: None,
+            rttvar: 0,
+            base_rto: rto,
+            rto,
+            next_send_at: 0,
+            rto_deadline: u64::MAX,
+            bytes_retransmitted: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+        }
+    }
+
+    /// First unacknowledged byte.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Next new byte to send.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// Whether every byte is acknowledged.
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    /// Smoothed RTT, once sampled.
+    pub fn srtt(&self) -> Option<Time> {
+        self.srtt.map(Time)
+    }
+
+    /// The current retransmission timeout (with backoff).
+    pub fn rto(&self) -> Time {
+        Time(self.rto)
+    }
+
+    #[inline]
+    fn window_allows(&self) -> bool {
+        if self.snd_nxt >= self.size {
+            return false;
+        }
+        let seg = (self.size - self.snd_nxt).min(self.p.mss);
+        let flight = self.snd_nxt - self.snd_una;
+        // With nothing in flight one segment may always go: a window below one MSS must not
+        // stall the flow.
+        flight == 0 || flight + seg <= self.cc.cwnd().saturating_add(self.inflation)
+    }
+
+    /// Whether a segment can be sent at `now`.
+    #[inline]
+    pub fn state(&self, now: Time) -> SendState {
+        if self.done() {
+            return SendState::Done;
+        }
+        if self.retx_pending.is_none() && !self.window_allows() {
+            return SendState::Blocked;
+        }
+        if self.next_send_at > now.0 {
+            return SendState::Wait(Time(self.next_send_at));
+        }
+        SendState::Ready
+    }
+
+    /// Takes the next segment (a pending retransmission first, else new data) and arms the
+    /// timer if it is not running. Call only when [`TcpSender::state`] is `Ready`.
+    #[inline]
+    pub fn next_segment(&mut self, now: Time) -> Segment {
+        let seg = if let Some(seq) = self.retx_pending.take() {
+            let len = (self.size - seq).min(self.p.mss);
+            self.bytes_retransmitted += len;
+            Segment {
+                seq,
+                len: len as u32,
+                retransmit: true,
+            }
+        } else {
+            let seq = self.snd_nxt;
+            let len = (self.size - seq).min(self.p.mss);
+            self.snd_nxt += len;
+            let retransmit = seq < self.high_sent;
+            if retransmit {
+                self.bytes_retransmitted += self.high_sent.min(seq + len) - seq;
+            }
+            self.high_sent = self.high_sent.max(self.snd_nxt);
+            Segment {
+                seq,
+                len: len as u32,
+                retransmit,
+            }
+        };
+        if let Some(rate) = self.cc.pacing_rate() {
+            let wire = Bytes(seg.len as u64 + self.p.header);
+            self.next_send_at = now.0.max(self.next_send_at) + rate.tx_time(wire).0;
+        }
+        if self.rto_deadline == u64::MAX {
+            self.rto_deadline = now.0 + self.rto;
+        }
+        seg
+    }
+
+    /// RFC 6298 §2.2–2.3 with clock granularity 0 (picosecond time).
+    fn sample_rtt(&mut self, r: u64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                self.rttvar = (3 * self.rttvar + s.abs_diff(r)) / 4;
+                self.srtt = Some((7 * s + r) / 8);
+            }
+        }
+        let rto = self.srtt.unwrap_or(r) + 4 * self.rttvar;
+        self.base_rto = rto.clamp(self.p.min_rto.0, self.p.max_rto.0);
+        self.rto = self.base_rto;
+    }
+
+    /// Processes an ACK (`ack.seq` is the cumulative acknowledgement).
+    pub fn on_ack(&mut self, ack: &Packet, now: Time) {
+        let cum = ack.seq.min(self.size);
+        let mss = self.p.mss;
+        if cum > self.snd_una {
+            let acked = cum - self.snd_una;
+            self.snd_una = cum;
+            // After a go-back-N restart the receiver may acknowledge beyond what we resent.
+            self.snd_nxt = self.snd_nxt.max(cum);
+            self.dupacks = 0;
+            let rtt = now.0.saturating_sub(ack.ts.0);
+            self.sample_rtt(rtt);
+            if self.in_recovery {
+                if cum >= self.recover {
+                    // RFC 6582 §3.2 step 3, full acknowledgment: leave recovery.
+                    self.in_recovery = false;
+                    self.inflation = 0;
+                } else {
+                    // Partial acknowledgment: retransmit the next hole, deflate the window by
+                    // the bytes acked and add back one MSS.
+                    self.retx_pending = Some(self.snd_una);
+                    self.inflation = self.inflation.saturating_sub(acked) + mss;
+                }
+            }
+            let info = self.ack_info(ack, now, acked, Some(Time(rtt)));
+            self.cc.on_ack(&info);
+            // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
+            self.rto_deadline = if self.snd_una >= self.snd_nxt.max(self.high_sent) {
+                u64::MAX
+            } else {
+                now.0 + self.rto
+            };
+            if self.done() {
+                self.retx_pending = None;
+            }
+        } else if cum == self.snd_una && self.snd_nxt > self.snd_una {
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.inflation += mss;
+            } else if self.dupacks == 3 && (cum > self.recover || self.recover == 0) {
+                // RFC 6582 §3.2 step 1–2: enter fast retransmit only if this loss is past the
+                // previous recovery point.
+                self.in_recovery = true;
+                self.recover = self.high_sent;
+                self.fast_retransmits += 1;
+                let flight = self.snd_nxt - self.snd_una;
+                self.cc.on_loss(now, flight);
+                self.retx_pending = Some(self.snd_una);
+                self.inflation = 3 * mss;
+            }
+            let info = self.ack_info(ack, now, 0, None);
+            self.cc.on_ack(&info);
+        }
+        // An ACK below snd_una is stale (reordered): ignored.
+    }
+
+    fn ack_info<'a>(
+        &self,
+        ack: &'a Packet,
+        now: Time,
+        acked: u64,
+        rtt: Option<Time>,
+    ) -> AckInfo<'a> {
+        AckInfo {
+            now,
+            acked,
+            cum_ack: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            in_flight: self.snd_nxt - self.snd_una,
+            ece: ack.ece,
+            max_qdelay: ack.max_qdelay,
+            int: ack.int_hops(),
+            rtt,
+            in_recovery: self.in_recovery,
+        }
+    }
+
+    /// The timer fired at `now` (the engine calls this only when `now >= rto_deadline`).
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.done() {
+            self.rto_deadline = u64::MAX;
+            return;
+        }
+        self.timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.cc.on_timeout(now, flight);
+        // RFC 6582 §3.2 step 5 analogue: no fast retransmit for losses before this point.
+        self.recover = self.high_sent;
+        self.in_recovery = false;
+        self.inflation = 0;
+        self.dupacks = 0;
+        self.retx_pending = None;
+        self.snd_nxt = self.snd_una;
+        // RFC 6298 §5.5: back off.
+        self.rto = (self.rto * 2).min(self.p.max_rto.0);
+        self.rto_deadline = now.0 + self.rto;
+        self.next_send_at = now.0;
+    }
+}
+
+/// Receiver side: in-order delivery point plus out-of-order byte ranges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpReceiver {
+    rcv_nxt: u64,
+    /// Received ranges above `rcv_nxt`, sorted and disjoint, `[start, end)`. Allocates only
+    /// when packets arrive out of order (after a loss or with spraying).
+    ooo: Vec<(u64, u64)>,
+    /// Payload bytes received more than once.
+    pub duplicate_bytes: u64,
+}
+
+impl TcpReceiver {
+    /// Bytes delivered in order.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Records `len` bytes at `seq`; returns the cumulative ACK.
+    pub fn on_data(&mut self, seq: u64, len: u64) -> u64 {
+        let end = seq + len;
+        if end <= self.rcv_nxt {
+            self.duplicate_bytes += len;
+        } else if seq <= self.rcv_nxt {
+            self.rcv_nxt = end;
+            // Pull in the out-of-order ranges the new data reaches.
+            let mut k = 0;
+            while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+                k += 1;
+            }
+            self.ooo.drain(..k);
+        } else {
+            self.insert(seq, end);
+        }
+        self.rcv_nxt
+    }
+
+    fn insert(&mut self, mut s: u64, mut e: u64) {
+        // First range ending at or after s: it and the following ones may overlap [s, e).
+        let i = self.ooo.partition_point(|r| r.1 < s);
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        if j == i + 1 && self.ooo[i] == (s, e) {
+            self.duplicate_bytes += e - s;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dctcp::Reno;
+    use super::super::pkt::PacketKind;
+    use super::*;
+
+    fn params() -> TcpParams {
+        TcpParams {
+            mss: 1000,
+            header: 48,
+            min_rto: Time::from_us(100),
+            initial_rto: Time::from_ms(1),
+            max_rto: Time::from_ms(100),
+        }
+    }
+
+    fn ack(seq: u64, ts: Time) -> Packet {
+        Packet {
+            kind: PacketKind::Ack,
+            seq,
+            ts,
+            ..Packet::default()
+        }
+    }
+
+    fn sender(size: u64, init_cwnd: u64) -> TcpSender {
+        TcpSender::new(
+            Bytes(size),
+            params(),
+            CcImpl::Reno(Reno::new(1000, init_cwnd, false)),
+        )
+    }
+
+    #[test]
+    fn receiver_reassembles_out_of_order_data() {
+        let mut r = TcpReceiver::default();
+        assert_eq!(r.on_data(0, 100), 100);
+        assert_eq!(r.on_data(300, 100), 100, "hole at 100..300");
+        assert_eq!(r.on_data(500, 100), 100);
+        assert_eq!(r.on_data(200, 100), 100, "merges with 300..400");
+        assert_eq!(r.ooo, vec![(200, 400), (500, 600)]);
+        assert_eq!(r.on_data(100, 100), 400);
+        assert_eq!(r.on_data(400, 100), 600);
+        assert!(r.ooo.is_empty());
+        assert_eq!(r.on_data(0, 100), 600);
+        assert_eq!(r.duplicate_bytes, 100);
+    }
+
+    #[test]
+    fn window_limits_sending_and_acks_open_it() {
+        let mut s = sender(10_000, 2000);
+        let t = Time::ZERO;
+        assert_eq!(s.state(t), SendState::Ready);
+        assert_eq!(s.next_segment(t).seq, 0);
+        assert_eq!(s.next_segment(t).seq, 1000);
+        assert_eq!(s.state(t), SendState::Blocked);
+        assert_eq!(s.rto_deadline, Time::from_ms(1).0);
+        s.on_ack(&ack(1000, t), Time::from_us(10));
+        // Slow start: cwnd 3000, 1000 in flight -> two more.
+        assert_eq!(s.state(t), SendState::Ready);
+        s.next_segment(t);
+        s.next_segment(t);
+        assert_eq!(s.state(t), SendState::Blocked);
+        assert_eq!(s.srtt(), Some(Time::from_us(10)));
+        // RTO = srtt + 4·(srtt/2) = 30 us, clamped up to min_rto = 100 us.
+        assert_eq!(s.rto(), Time::from_us(100));
+    }
+
+    #[test]
+    fn three_dupacks_trigger_fast_retransmit_and_newreno_recovery() {
+        let mut s = sender(20_000, 10_000);
+        let t = Time::ZERO;
+        for _ in 0..10 {
+            s.next_segment(t);
+        }
+        // Segment 0 lost: ACKs for 1..=3 are duplicates of 0.
+        let now = Time::from_us(10);
+        for _ in 0..3 {
+            s.on_ack(&ack(0, t), now);
+        }
+        assert_eq!(s.fast_retransmits, 1);
+        assert_eq!(s.state(now), SendState::Ready);
+        let r = s.next_segment(now);
+        assert_eq!((r.seq, r.retransmit), (0, true));
+        assert_eq!(s.cc.cwnd(), 5000, "ssthresh = flight/2");
+        // Partial ACK (segment 4 also lost): retransmit it at once.
+        s.on_ack(&ack(4000, t), now);
+        let r = s.next_segment(now);
+        assert_eq!((r.seq, r.retransmit), (4000, true));
+        // Full ACK: recovery over.
+        s.on_ack(&ack(10_000, t), now);
+        assert!(!s.in_recovery);
+        assert_eq!(s.bytes_retransmitted, 2000);
+    }
+
+    #[test]
+    fn timeout_goes_back_and_backs_off() {
+        let mut s = sender(5000, 3000);
+        let t = Time::ZERO;
+        for _ in 0..3 {
+            s.next_segment(t);
+        }
+        let fire = Time(s.rto_deadline);
+        s.on_timeout(fire);
+        assert_eq!(s.timeouts, 1);
+        assert_eq!(s.cc.cwnd(), 1000);
+        assert_eq!(s.snd_nxt(), 0);
+        assert_eq!(s.rto(), Time::from_ms(2));
+        let r = s.next_segment(fire);
+        assert!(r.retransmit);
+        // The receiver had 1000..3000: the cumulative ACK jumps to 3000.
+        s.on_ack(&ack(3000, fire), fire + Time::from_us(10));
+        assert_eq!(s.snd_una(), 3000);
+        assert_eq!(s.snd_nxt(), 3000);
+        s.next_segment(fire);
+        s.next_segment(fire);
+        s.on_ack(&ack(5000, fire), fire + Time::from_us(20));
+        assert!(s.done());
+        assert_eq!(s.rto_deadline, u64::MAX);
+        assert_eq!(s.state(fire), SendState::Done);
+    }
+}

@@ -1,0 +1,526 @@
+//! Engine-level tests: each states the outcome it expects before asserting it. Every run goes
+//! through `PacketSim::results`, which fails on a byte-conservation violation, so conservation
+//! is checked in every test.
+
+use super::cc::{AckInfo, CongestionControl};
+use super::config::{PacketConfig, RoutingMode, TransportKind};
+use super::host::HostShim;
+use super::pkt::Packet;
+use super::port::{PortAgent, PortAgentConfig, PortView};
+use super::qdisc::{DropTail, EcnThreshold, QdiscConfig};
+use super::records::PacketResults;
+use super::sim::PacketSim;
+use crate::ids::{FlowId, LinkId, NodeId};
+use crate::topo::{dumbbell, fat_tree, FatTreeSpec, LinkSpec, Topology};
+use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+const LONG: Bytes = Bytes(1 << 50);
+
+fn dumbbell_topo(n: u32, gbps: u64, buffer: Bytes) -> Topology {
+    let l = LinkSpec::new(Rate::gbps(gbps), Time::from_us(1), buffer);
+    dumbbell(n, l, l).unwrap()
+}
+
+/// Sender `i` to receiver `n + i` of a dumbbell, all starting at 0.
+fn pair_flows(n: u32, size: Bytes) -> Vec<FlowSpec> {
+    (0..n)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(n + i), size, Time::ZERO))
+        .collect()
+}
+
+fn dctcp_config(k_packets: u32) -> PacketConfig {
+    PacketConfig {
+        transport: TransportKind::Dctcp,
+        qdisc: QdiscConfig::Ecn {
+            k: EcnThreshold::Packets(k_packets),
+        },
+        ..PacketConfig::default()
+    }
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+fn assert_conserved(r: &PacketResults) {
+    assert!(r.conservation.holds(), "{:?}", r.conservation);
+    assert!(r.conservation.sent > 0);
+}
+
+#[test]
+fn one_flow_gets_line_rate_and_ideal_fct() {
+    // One 10 MB DCTCP flow alone on a 100 Gb/s dumbbell path of three 1 µs links, with an
+    // initial window above the BDP (~75 packets) so it starts at line rate. Ideal FCT: all wire
+    // bytes (payload + 48 B per 1000 B) serialized once at 100 Gb/s plus the path's propagation
+    // delay: 838.4 µs + 3 µs. Expected: within one RTT (~6.3 µs) of that, and goodput at
+    // 1000/1048 of line rate.
+    let topo = dumbbell_topo(1, 100, Bytes(1_000_000));
+    let size = Bytes(10_000_000);
+    let flows = pair_flows(1, size);
+    let mut cfg = dctcp_config(60);
+    cfg.tcp.init_cwnd = 100;
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let r = sim.run_to_completion(Time::from_ms(100)).unwrap();
+    assert!(r.complete);
+    assert_conserved(&r);
+    let f = &r.flows[0];
+    let wire = size.0 / 1000 * 1048;
+    let ideal = Rate::gbps(100).tx_time(Bytes(wire)) + Time::from_us(3);
+    let rtt = Time::from_us(6) + Time::from_ns(84 * 2);
+    let fct = f.fct.unwrap();
+    assert!(
+        fct >= ideal,
+        "faster than the speed of light: {fct} < {ideal}"
+    );
+    assert!(fct <= ideal + rtt, "fct {fct} vs ideal {ideal}");
+    assert_eq!(f.delivered, size.0);
+    assert_eq!(f.bytes_retransmitted, 0);
+    assert_eq!(r.links[0].drops, 0);
+    // The bottleneck carried every data packet once, plus nothing else in that direction.
+    assert_eq!(r.links[0].tx_packets, size.0 / 1000);
+    assert_eq!(r.conservation.in_flight, 0, "the last ACK arrived");
+}
+
+#[test]
+fn four_dctcp_flows_share_a_bottleneck_fairly() {
+    // Four long DCTCP flows with equal RTTs through one 10 Gb/s bottleneck (K = 20 packets,
+    // DCTCP §3.3's guideline K > C·RTT/7 ≈ 1.2 packets, chosen well above it). Expected: over the
+    // steady state (5 ms to 25 ms) Jain's index of their throughputs ≥ 0.99 and the bottleneck
+    // fully used.
+    let n = 4;
+    let topo = dumbbell_topo(n, 10, Bytes(300 * 1048));
+    let flows = pair_flows(n, LONG);
+    let mut sim = PacketSim::new(&topo, &flows, dctcp_config(20)).unwrap();
+    let a = sim.run_until(Time::from_ms(5)).unwrap();
+    let b = sim.run_until(Time::from_ms(25)).unwrap();
+    assert_conserved(&b);
+    let window = (Time::from_ms(20)).as_secs_f64();
+    let tput: Vec<f64> = (0..n as usize)
+        .map(|i| (b.flows[i].delivered - a.flows[i].delivered) as f64 * 8.0 / window)
+        .collect();
+    let j = jain(&tput);
+    assert!(j >= 0.99, "Jain {j}: {tput:?}");
+    let total: f64 = tput.iter().sum();
+    assert!(total > 0.93 * 10e9, "goodput {total}");
+    assert_eq!(
+        b.links[0].drops, 0,
+        "DCTCP keeps the queue far below 300 packets"
+    );
+    assert!(b.links[0].marks > 0);
+}
+
+#[test]
+fn dctcp_keeps_the_bottleneck_busy_with_the_queue_near_k() {
+    // Two long DCTCP flows, 10 Gb/s bottleneck, K = 20 packets. Expected (DCTCP §3.3): the
+    // queue oscillates around K without emptying, so utilization ≥ 95% and the mean queue
+    // is within a factor 2 of K; no drops with a 300-packet buffer.
+    let k = 20u64;
+    let topo = dumbbell_topo(2, 10, Bytes(300 * 1048));
+    let flows = pair_flows(2, LONG);
+    let mut sim = PacketSim::new(&topo, &flows, dctcp_config(k as u32)).unwrap();
+    let a = sim.run_until(Time::from_ms(5)).unwrap();
+    let b = sim.run_until(Time::from_ms(20)).unwrap();
+    assert_conserved(&b);
+    let span = Time::from_ms(15);
+    let bits = (b.links[0].tx_bytes - a.links[0].tx_bytes) as f64 * 8.0;
+    let util = bits / (10e9 * span.as_secs_f64());
+    assert!(util >= 0.95, "utilization {util}");
+    let mean_q = (b.links[0].queue_integral - a.links[0].queue_integral) as f64 / span.0 as f64;
+    let k_bytes = (k * 1048) as f64;
+    assert!(
+        mean_q > 0.5 * k_bytes && mean_q < 2.0 * k_bytes,
+        "mean queue {mean_q} B vs K {k_bytes} B"
+    );
+    assert_eq!(b.links[0].drops, 0);
+}
+
+#[test]
+fn same_config_and_seed_give_identical_records() {
+    // A k = 4 fat-tree with 16 flows across pods under ECMP: same inputs → bit-identical
+    // records; a different ECMP seed → different link loads.
+    let topo = fat_tree(FatTreeSpec {
+        k: 4,
+        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        oversubscription: 1,
+    })
+    .unwrap();
+    let flows: Vec<FlowSpec> = (0..16u32)
+        .map(|i| {
+            FlowSpec::new(
+                NodeId(i),
+                NodeId((i + 5) % 16),
+                Bytes(200_000 + 10_000 * i as u64),
+                Time::from_us(i as u64),
+            )
+        })
+        .collect();
+    let run = |seed| {
+        let cfg = PacketConfig {
+            seed,
+            ..dctcp_config(20)
+        };
+        PacketSim::new(&topo, &flows, cfg)
+            .unwrap()
+            .run_to_completion(Time::from_ms(50))
+            .unwrap()
+    };
+    let a = run(7);
+    let b = run(7);
+    assert!(a.complete);
+    assert_conserved(&a);
+    assert!(
+        a.flows.iter().all(|f| f.timeouts == 0),
+        "no losses, so no timeouts"
+    );
+    assert_eq!(a, b);
+    let c = run(8);
+    assert!(c.complete);
+    let loads = |r: &PacketResults| r.links.iter().map(|l| l.tx_bytes).collect::<Vec<_>>();
+    assert_ne!(loads(&a), loads(&c));
+}
+
+#[test]
+fn bad_input_errors_name_the_item() {
+    let topo = dumbbell_topo(3, 10, Bytes(100_000));
+    let ok = pair_flows(3, Bytes(1000));
+    let err = |flows: &[FlowSpec], cfg: PacketConfig| {
+        PacketSim::new(&topo, flows, cfg)
+            .err()
+            .expect("should fail")
+            .to_string()
+    };
+    let mut f = ok.clone();
+    f.push(FlowSpec::new(NodeId(5), NodeId(5), Bytes(1), Time::ZERO));
+    assert_eq!(
+        err(&f, PacketConfig::default()),
+        "flows[3]: src and dst are the same host node 5"
+    );
+    let mut f = ok.clone();
+    f[1].dst = NodeId(99);
+    assert_eq!(
+        err(&f, PacketConfig::default()),
+        "flows[1]: unknown dst node 99 (the topology has 8 nodes)"
+    );
+    let mut f = ok.clone();
+    f[2].src = NodeId(6);
+    assert_eq!(
+        err(&f, PacketConfig::default()),
+        "flows[2]: src node 6 is a switch, not a host"
+    );
+    let mut f = ok.clone();
+    f[0].size = Bytes(0);
+    assert_eq!(
+        err(&f, PacketConfig::default()),
+        "flows[0]: size must be positive, got 0B"
+    );
+    let mut f = ok.clone();
+    f[0].weight = f64::NAN;
+    assert!(err(&f, PacketConfig::default()).starts_with("flows[0]: weight"));
+
+    // A buffer below one full packet (1000 B + 48 B).
+    let mut small = Topology::new();
+    let h0 = small.add_host("h0");
+    let h1 = small.add_host("h1");
+    let s = small.add_switch("s");
+    let big = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(10_000));
+    small.add_duplex(h0, s, big).unwrap();
+    small.add_duplex(s, h1, big).unwrap();
+    small
+        .add_link(h1, s, LinkSpec::new(Rate::gbps(10), Time::ZERO, Bytes(500)))
+        .ok();
+    let msg = PacketSim::new(&small, &[], PacketConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    // h1 now has two out-links, or link 4 has a small buffer: the first error found wins.
+    assert_eq!(
+        msg,
+        "link 4: buffer 500B is smaller than one packet (1048B)"
+    );
+
+    // A multi-homed host.
+    let mut multi = Topology::new();
+    let h0 = multi.add_host("h0");
+    let h1 = multi.add_host("h1");
+    let s0 = multi.add_switch("s0");
+    let s1 = multi.add_switch("s1");
+    multi.add_duplex(h0, s0, big).unwrap();
+    multi.add_duplex(h0, s1, big).unwrap();
+    multi.add_duplex(s0, h1, big).unwrap();
+    assert_eq!(
+        PacketSim::new(&multi, &[], PacketConfig::default())
+            .err()
+            .unwrap()
+            .to_string(),
+        "node 0: host has 2 out-links; the packet engine supports one NIC per host"
+    );
+
+    // Config values and names.
+    let cfg = PacketConfig {
+        mtu: Bytes(0),
+        ..PacketConfig::default()
+    };
+    assert!(err(&ok, cfg).starts_with("packet config.mtu:"));
+    assert!(PacketConfig::from_toml_str("qdisc = { kind = \"fq\" }").is_err());
+
+    // Run-time API.
+    let mut sim = PacketSim::new(&topo, &ok, PacketConfig::default()).unwrap();
+    assert_eq!(
+        sim.set_weight(FlowId(9), 1.0).unwrap_err().to_string(),
+        "flow 9: unknown flow (there are 3 flows)"
+    );
+    assert!(sim.set_weight(FlowId(0), -1.0).is_err());
+    assert_eq!(
+        sim.set_host_shim(NodeId(6), Box::new(CountingShim::default()))
+            .unwrap_err()
+            .to_string(),
+        "node 6: not a host of the topology"
+    );
+    assert!(sim
+        .set_qdisc(LinkId(99), Box::new(DropTail::new(Bytes(10_000))))
+        .is_err());
+}
+
+#[test]
+fn udp_cbr_delivers_at_its_rate() {
+    // One UDP flow at 4 Gb/s (wire) over 10 Gb/s links: 1 MB of payload is 1,048,000 wire
+    // bytes, so it takes 2.096 ms to send; the last packet arrives one path later.
+    let topo = dumbbell_topo(1, 10, Bytes(100_000));
+    let flows = pair_flows(1, Bytes(1_000_000));
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        udp_rate: Some(Rate::gbps(4)),
+        ..PacketConfig::default()
+    };
+    let r = PacketSim::new(&topo, &flows, cfg)
+        .unwrap()
+        .run_to_completion(Time::from_ms(10))
+        .unwrap();
+    assert!(r.complete);
+    assert_conserved(&r);
+    let fct = r.flows[0].fct.unwrap();
+    // Last packet sent at 999 packet times of 2.096 us, then 3 hops of 1 us plus 3
+    // serializations of 838.4 ns.
+    let want = Time::from_ns(999 * 2096) + Time::from_us(3) + Time::from_secs_f64(3.0 * 838.4e-9);
+    assert!(fct.0.abs_diff(want.0) <= 3, "fct {fct} want {want}");
+    assert_eq!(
+        r.links[0].max_queue_bytes, 0,
+        "paced below the line rate: no queue"
+    );
+}
+
+#[test]
+fn udp_overload_drops_and_conserves_bytes() {
+    // Two UDP flows at full 10 Gb/s into one 10 Gb/s bottleneck with a 20-packet drop-tail
+    // buffer: about half the packets are dropped there; bytes are conserved; the receivers get
+    // what the bottleneck carried.
+    let topo = dumbbell_topo(2, 10, Bytes(20 * 1048));
+    let flows = pair_flows(2, Bytes(2_000_000));
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        ..PacketConfig::default()
+    };
+    let r = PacketSim::new(&topo, &flows, cfg)
+        .unwrap()
+        .run_to_completion(Time::from_ms(10))
+        .unwrap();
+    assert_conserved(&r);
+    assert!(!r.complete, "lost packets are never resent");
+    let l = &r.links[0];
+    let offered = 4000;
+    let frac = l.drops as f64 / offered as f64;
+    assert!((0.45..0.55).contains(&frac), "dropped {frac}");
+    assert_eq!(l.tx_packets + l.drops, offered);
+    let got: u64 = r.flows.iter().map(|f| f.delivered).sum();
+    assert_eq!(got, l.tx_packets * 1000);
+    assert!(l.max_queue_bytes <= 20 * 1048);
+}
+
+#[test]
+fn reno_recovers_from_drops_in_a_tiny_buffer() {
+    // Three NewReno flows through an 8-packet drop-tail bottleneck: drops are certain, and
+    // fast retransmit / timeouts must still deliver every byte exactly.
+    let topo = dumbbell_topo(3, 10, Bytes(8 * 1048));
+    let flows = pair_flows(3, Bytes(3_000_000));
+    let cfg = PacketConfig {
+        transport: TransportKind::Reno,
+        ..PacketConfig::default()
+    };
+    let r = PacketSim::new(&topo, &flows, cfg)
+        .unwrap()
+        .run_to_completion(Time::from_ms(500))
+        .unwrap();
+    assert!(r.complete, "{:?}", r.flows);
+    assert_conserved(&r);
+    assert!(r.links[0].drops > 0);
+    assert!(r.flows.iter().all(|f| f.delivered == 3_000_000));
+    let retx: u64 = r.flows.iter().map(|f| f.bytes_retransmitted).sum();
+    let fast: u64 = r.flows.iter().map(|f| f.fast_retransmits).sum();
+    assert!(retx > 0 && fast > 0, "retx {retx}, fast {fast}");
+}
+
+#[test]
+fn spraying_reorders_but_delivers_everything() {
+    // Per-packet spraying on a k = 4 fat-tree: packets of one flow take different cores;
+    // the receiver reassembles; every flow completes and bytes are conserved.
+    let topo = fat_tree(FatTreeSpec {
+        k: 4,
+        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        oversubscription: 1,
+    })
+    .unwrap();
+    let flows: Vec<FlowSpec> = (0..8u32)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(i + 8), Bytes(500_000), Time::ZERO))
+        .collect();
+    let cfg = PacketConfig {
+        routing: RoutingMode::Spray,
+        ..dctcp_config(20)
+    };
+    let r = PacketSim::new(&topo, &flows, cfg)
+        .unwrap()
+        .run_to_completion(Time::from_ms(100))
+        .unwrap();
+    assert!(r.complete);
+    assert_conserved(&r);
+    // Every core switch's downlinks carried data (4 cores, fabric links from 48 on).
+    let core_ids = 32..36u32;
+    let used = core_ids
+        .filter(|&c| {
+            topo.links()
+                .iter()
+                .zip(&r.links)
+                .any(|(l, rec)| l.src == NodeId(c) && rec.tx_packets > 0)
+        })
+        .count();
+    assert_eq!(used, 4);
+}
+
+/// What the custom congestion control saw.
+#[derive(Default)]
+struct Seen {
+    acks: u64,
+    max_int_len: usize,
+    max_qdelay: Time,
+    ece: u64,
+    weight: f64,
+}
+
+/// A fixed window of `w` bytes that records what ACKs carry.
+struct FixedWindow {
+    w: u64,
+    seen: Rc<RefCell<Seen>>,
+}
+
+impl CongestionControl for FixedWindow {
+    fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        let mut s = self.seen.borrow_mut();
+        s.acks += 1;
+        s.max_int_len = s.max_int_len.max(ack.int.len());
+        s.max_qdelay = s.max_qdelay.max(ack.max_qdelay);
+        s.ece += ack.ece as u64;
+    }
+    fn on_loss(&mut self, _: Time, _: u64) {}
+    fn on_timeout(&mut self, _: Time, _: u64) {}
+    fn on_weight(&mut self, w: f64) {
+        self.seen.borrow_mut().weight = w;
+    }
+    fn cwnd(&self) -> u64 {
+        self.w
+    }
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+}
+
+#[derive(Default)]
+struct CountingShim {
+    out: Rc<RefCell<(u64, u64)>>,
+}
+
+impl HostShim for CountingShim {
+    fn on_egress(&mut self, _pkt: &mut Packet, _now: Time) {
+        self.out.borrow_mut().0 += 1;
+    }
+    fn on_ingress(&mut self, pkt: &mut Packet, _now: Time) {
+        // WVCC-style: rewrite the window of incoming ACKs.
+        pkt.window = 12_345;
+        self.out.borrow_mut().1 += 1;
+    }
+}
+
+/// Counts packets leaving a port.
+struct CountingAgent(Rc<RefCell<u64>>);
+
+impl PortAgent for CountingAgent {
+    fn on_dequeue(&mut self, _pkt: &mut Packet, port: &PortView) {
+        assert!(port.queue_bytes <= port.buffer.0);
+        *self.0.borrow_mut() += 1;
+    }
+}
+
+#[test]
+fn extension_points_plug_in_and_int_is_echoed() {
+    // Two flows with a custom fixed 40-packet window through a 10 Gb/s bottleneck with
+    // INT stamping and ECN at K = 10: the queue builds (two windows > BDP), so ACKs echo a
+    // positive max queueing delay, CE marks, and one INT record per egress (3 hops).
+    // A shim on host 0 sees its data out and its ACKs in; an agent on the bottleneck counts
+    // every packet it sends.
+    let topo = dumbbell_topo(2, 10, Bytes(200 * 1048));
+    let mut flows = pair_flows(2, Bytes(2_000_000));
+    flows[0].weight = 3.0;
+    let cfg = PacketConfig {
+        port_agent: PortAgentConfig::Int,
+        ..dctcp_config(10)
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let seen = Rc::new(RefCell::new(Seen::default()));
+    for f in 0..2 {
+        sim.set_congestion_control(
+            FlowId(f),
+            Box::new(FixedWindow {
+                w: 40 * 1000,
+                seen: seen.clone(),
+            }),
+        )
+        .unwrap();
+    }
+    let shim = CountingShim::default();
+    let shim_counts = shim.out.clone();
+    sim.set_host_shim(NodeId(0), Box::new(shim)).unwrap();
+    let hops = Rc::new(RefCell::new(0));
+    sim.set_port_agent(LinkId(0), Box::new(CountingAgent(hops.clone())))
+        .unwrap();
+    sim.set_weight(FlowId(1), 2.0).unwrap();
+    let r = sim.run_to_completion(Time::from_ms(50)).unwrap();
+    assert!(r.complete);
+    assert_conserved(&r);
+    let s = seen.borrow();
+    assert_eq!(s.acks, 4000, "one ACK per data packet");
+    assert_eq!(
+        s.max_int_len, 2,
+        "host NIC is ours; link 0 agent replaced INT stamping"
+    );
+    assert!(s.max_qdelay > Time::from_us(10), "{}", s.max_qdelay);
+    assert!(s.ece > 0);
+    assert_eq!(s.weight, 2.0, "last weight set");
+    assert_eq!(*shim_counts.borrow(), (2000, 2000));
+    assert_eq!(*hops.borrow(), r.links[0].tx_packets);
+    assert_eq!(r.links[0].tx_packets, 4000);
+    // Setting a congestion control after the start is refused.
+    assert!(sim
+        .set_congestion_control(
+            FlowId(0),
+            Box::new(FixedWindow {
+                w: 1,
+                seen: seen.clone()
+            })
+        )
+        .is_err());
+}
