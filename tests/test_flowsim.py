@@ -78,3 +78,26 @@ def test_bench_flow_prints_its_figures() -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "2,000 flows" in r.stdout and "events" in r.stdout
+
+
+def test_caps_explicit_paths_and_dependencies() -> None:
+    # Flow 0 is capped at 2 Gb/s on the 10 Gb/s bottleneck, so flow 1 gets 8 Gb/s: 1 MB takes
+    # 1 ms. Flow 2 waits for flow 1's end, then takes flow 1's place beside the capped flow 0:
+    # 8 Gb/s again, 1 ms (plus its own 3 us of propagation).
+    flows = {
+        "src": [0, 1, 2],
+        "dst": [4, 5, 6],
+        "size": [10_000_000, 1_000_000, 1_000_000],
+        "start_ps": [0, 0, 0],
+        "demand": [2e9, np.inf, np.inf],
+        "deps": [[], [], [1]],
+    }
+    r = flowsim.run(DUMBBELL, flows)
+    np.testing.assert_allclose(r.fct_seconds[1], 1e-3 + 3e-6, rtol=1e-9)
+    np.testing.assert_allclose(r.flows["start_ps"][2], r.flows["end_ps"][1])
+    np.testing.assert_allclose(r.fct_seconds[2], 1e-3 + 3e-6, rtol=1e-9)
+    bad = flows | {"deps": [[2], [], [0]]}
+    with pytest.raises(ValueError, match="dependency cycle"):
+        flowsim.run(DUMBBELL, bad)
+    with pytest.raises(ValueError, match=r"flows\[0\]: path"):
+        flowsim.run(DUMBBELL, flows | {"path": [[5], [], []]})

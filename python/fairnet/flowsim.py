@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from fairnet import _core
+from fairnet.alloc import paths_to_csr
 
 #: Named flow-size distributions, files of the shared data folder (see its README).
 CDF_FILES = {
@@ -72,7 +73,9 @@ def run(
     """Simulates ``flows`` on ``topology`` (a spec dict).
 
     ``flows`` has arrays ``src``, ``dst`` (host node ids), ``size`` (bytes), ``start_ps``, and
-    optionally ``weight`` (default 1) and ``tag`` (default 0). ``weight_changes`` has arrays
+    optionally ``weight`` (default 1), ``tag`` (default 0), ``demand`` (bits/s, ``inf`` = none),
+    ``guarantee`` (bits/s), ``path`` (per flow a list of link ids, empty = ECMP) and ``deps``
+    (per flow a list of flow indices that must end first). ``weight_changes`` has arrays
     ``time_ps``, ``flow``, ``weight``. ``config`` keys: ``start_latency``, ``header_bytes``,
     ``mtu``, ``ecmp_seed``, ``rate_interval``, ``stop_at`` (durations as ``"1us"`` strings or
     integer picoseconds), ``allocator`` (``"incremental"`` or ``"recompute"``).
@@ -88,6 +91,16 @@ def run(
             "change_flow": np.ascontiguousarray(weight_changes["flow"], dtype=np.int64),
             "change_weight": np.ascontiguousarray(weight_changes["weight"], dtype=np.float64),
         }
+    extra: dict[str, Any] = {}
+    for key in ("demand", "guarantee"):
+        if key in flows:
+            extra[key] = np.ascontiguousarray(flows[key], dtype=np.float64)
+    for key, (ptr_name, values_name) in {
+        "path": ("path_ptr", "path_links"),
+        "deps": ("deps_ptr", "deps"),
+    }.items():
+        if key in flows:
+            extra[ptr_name], extra[values_name] = paths_to_csr(flows[key])
     out = dict(
         _core.flow_run(
             json.dumps(topology),
@@ -99,6 +112,7 @@ def run(
             tag,
             json.dumps(config or {}),
             **changes,
+            **extra,
         )
     )
     flow_cols = {

@@ -2,7 +2,7 @@
 
 use crate::workload::{build_topology, value_error};
 use fairnet::engine::flow::{self, FlowSimConfig, FluidFlow, WeightChange};
-use fairnet::ids::NodeId;
+use fairnet::ids::{LinkId, NodeId};
 use fairnet::units::{Bytes, Rate, Time};
 use fairnet::workload::{poisson_flows, FlowSpec, SizeCdf};
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -67,6 +67,44 @@ fn poisson_workload<'py>(
     Ok(d)
 }
 
+fn check_len(name: &str, len: usize, n: usize) -> PyResult<()> {
+    if len != n {
+        return Err(value_error(format!(
+            "flows.{name}: has {len} entries, flows.src has {n}"
+        )));
+    }
+    Ok(())
+}
+
+/// Rows of a CSR pair with one row per flow; entries must be non-negative u32.
+fn csr_rows(name: &str, ptr: &[i64], values: &[i64], n: usize) -> PyResult<Vec<Vec<u32>>> {
+    if ptr.len() != n + 1 || ptr[0] != 0 || ptr[n] as usize != values.len() {
+        return Err(value_error(format!(
+            "flows.{name}: CSR row pointers must have {} entries from 0 to {}",
+            n + 1,
+            values.len()
+        )));
+    }
+    let mut rows = Vec::with_capacity(n);
+    for i in 0..n {
+        let (a, b) = (ptr[i], ptr[i + 1]);
+        if a > b || b as usize > values.len() {
+            return Err(value_error(format!(
+                "flows[{i}]: {name} row pointers decrease"
+            )));
+        }
+        let row = values[a as usize..b as usize]
+            .iter()
+            .map(|&x| {
+                u32::try_from(x)
+                    .map_err(|_| value_error(format!("flows[{i}]: {name} has invalid entry {x}")))
+            })
+            .collect::<PyResult<Vec<u32>>>()?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
 fn non_negative(name: &str, i: usize, x: i64) -> PyResult<u64> {
     u64::try_from(x)
         .map_err(|_| value_error(format!("flows[{i}]: {name} must not be negative, got {x}")))
@@ -74,7 +112,7 @@ fn non_negative(name: &str, i: usize, x: i64) -> PyResult<u64> {
 
 /// Runs the fluid engine. Flows are parallel arrays; `config_json` is a `FlowSimConfig`.
 #[pyfunction]
-#[pyo3(signature = (topology_json, src, dst, size, start_ps, weight, tag, config_json, change_time_ps=None, change_flow=None, change_weight=None))]
+#[pyo3(signature = (topology_json, src, dst, size, start_ps, weight, tag, config_json, change_time_ps=None, change_flow=None, change_weight=None, demand=None, guarantee=None, path_ptr=None, path_links=None, deps_ptr=None, deps=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_run<'py>(
     py: Python<'py>,
@@ -89,6 +127,12 @@ fn flow_run<'py>(
     change_time_ps: Option<PyReadonlyArray1<'_, i64>>,
     change_flow: Option<PyReadonlyArray1<'_, i64>>,
     change_weight: Option<PyReadonlyArray1<'_, f64>>,
+    demand: Option<PyReadonlyArray1<'_, f64>>,
+    guarantee: Option<PyReadonlyArray1<'_, f64>>,
+    path_ptr: Option<PyReadonlyArray1<'_, i64>>,
+    path_links: Option<PyReadonlyArray1<'_, i64>>,
+    deps_ptr: Option<PyReadonlyArray1<'_, i64>>,
+    deps: Option<PyReadonlyArray1<'_, i64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = build_topology(topology_json)?;
     let cfg: FlowSimConfig =
@@ -136,6 +180,36 @@ fn flow_run<'py>(
         spec.tag = u32::try_from(tag[i])
             .map_err(|_| value_error(format!("flows[{i}]: bad tag {}", tag[i])))?;
         flows.push(FluidFlow::new(spec));
+    }
+    if let Some(d) = demand {
+        let d = d.as_slice()?;
+        check_len("demand", d.len(), n)?;
+        for (f, &x) in flows.iter_mut().zip(d) {
+            f.demand = (x != f64::INFINITY).then_some(x); // NaN is kept, to be rejected by name
+        }
+    }
+    if let Some(g) = guarantee {
+        let g = g.as_slice()?;
+        check_len("guarantee", g.len(), n)?;
+        for (f, &x) in flows.iter_mut().zip(g) {
+            f.guarantee = (x != 0.0).then_some(x);
+        }
+    }
+    if let (Some(ptr), Some(links)) = (path_ptr, path_links) {
+        let rows = csr_rows("path", ptr.as_slice()?, links.as_slice()?, n)?;
+        for (i, row) in rows.into_iter().enumerate() {
+            if !row.is_empty() {
+                flows[i].path = Some(row.into_iter().map(LinkId).collect());
+            }
+        }
+    }
+    if let (Some(ptr), Some(d)) = (deps_ptr, deps) {
+        for (i, row) in csr_rows("deps", ptr.as_slice()?, d.as_slice()?, n)?
+            .into_iter()
+            .enumerate()
+        {
+            flows[i].deps = row;
+        }
     }
     let mut changes = Vec::new();
     if let (Some(t), Some(f), Some(w)) = (change_time_ps, change_flow, change_weight) {
