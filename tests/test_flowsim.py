@@ -72,12 +72,23 @@ def test_bad_input_names_the_flow(flows: dict, config: dict, message: str) -> No
 
 def test_bench_flow_prints_its_figures() -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "fairnet.cli", "bench", "flow", "--flows", "2000"],
+        [
+            sys.executable,
+            "-m",
+            "fairnet.cli",
+            "bench",
+            "flow",
+            "--flows",
+            "2000",
+            "--active",
+            "500",
+        ],
         capture_output=True,
         text=True,
     )
     assert r.returncode == 0, r.stderr
     assert "2,000 flows" in r.stdout and "events" in r.stdout
+    assert "500 active flows" in r.stdout and "full recompute" in r.stdout
 
 
 def test_caps_explicit_paths_and_dependencies() -> None:

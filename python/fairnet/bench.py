@@ -106,9 +106,22 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
     return rows
 
 
-def bench_flow(n_flows: int = 1_000_000, load: float = 0.6, seed: int = 1) -> dict:
-    """Fluid engine speed: web search flows at ``load`` on a k = 16 fat-tree (100 Gb/s)."""
+def bench_flow(
+    n_flows: int = 1_000_000, load: float = 0.6, seed: int = 1, active: int = 100_000
+) -> dict:
+    """Fluid engine speed: web search flows at ``load`` on a k = 16 fat-tree (100 Gb/s), and the
+    per-event cost of the incremental allocator against a full recompute at ``active``
+    concurrently active flows."""
     from fairnet import flowsim
+
+    c = _core.flow_incremental_bench(16, active, 200, 3, seed)
+    console.print(
+        f"[bold]{active:,} active flows on a k=16 fat-tree (random pairs, weights 0.1-10):"
+        f"[/bold] incremental {c['incremental_seconds'] * 1e3:.3f} ms/event "
+        f"({c['changed_flows']:,.0f} rates and {c['link_updates']:,.0f} link levels changed per "
+        f"event), full recompute {c['recompute_seconds'] * 1e3:.3f} ms/event, ratio "
+        f"{c['recompute_seconds'] / c['incremental_seconds']:.2f}x"
+    )
 
     topology = {"kind": "fat_tree", "k": 16}
     t0 = time.perf_counter()
@@ -125,4 +138,4 @@ def bench_flow(n_flows: int = 1_000_000, load: float = 0.6, seed: int = 1) -> di
         f"{s['end_time_ps'] / 1e9:.2f} ms simulated, {finished:,} finished, "
         f"median slowdown {np.nanmedian(r.flows['slowdown']):.2f}, peak RSS {rss:.0f} MiB"
     )
-    return {"wall_seconds": s["wall_seconds"], "events": s["events"], "finished": finished}
+    return {"wall_seconds": s["wall_seconds"], "events": s["events"], "finished": finished} | c

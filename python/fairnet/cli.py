@@ -253,11 +253,19 @@ def bench_allocate(quick: bool, seed: int) -> None:
 @click.option("--flows", "n_flows", type=int, default=1_000_000, show_default=True)
 @click.option("--load", type=float, default=0.6, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-def bench_flow(n_flows: int, load: float, seed: int) -> None:
-    """Fluid engine speed: web search at 60% load on a k=16 fat-tree."""
+@click.option(
+    "--active",
+    type=int,
+    default=100_000,
+    show_default=True,
+    help="Concurrently active flows for the incremental-vs-recompute figure.",
+)
+def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
+    """Fluid engine speed: web search at 60% load on a k=16 fat-tree, and the incremental
+    allocator against a full recompute per event."""
     from fairnet.bench import bench_flow as run
 
-    run(n_flows=n_flows, load=load, seed=seed)
+    run(n_flows=n_flows, load=load, seed=seed, active=active)
 
 
 @cli.command()

@@ -323,9 +323,34 @@ fn flow_run<'py>(
     Ok(d)
 }
 
+/// Per-event seconds of the incremental allocator and of a full recompute, with `active`
+/// concurrently active flows on a k-ary fat-tree.
+#[pyfunction]
+fn flow_incremental_bench<'py>(
+    py: Python<'py>,
+    k: u32,
+    active: usize,
+    events: usize,
+    recomputes: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let c = py
+        .detach(|| {
+            flow::bench::incremental_vs_recompute(k, active, events, recomputes, (0.1, 10.0), seed)
+        })
+        .map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("incremental_seconds", c.incremental_seconds)?;
+    d.set_item("recompute_seconds", c.recompute_seconds)?;
+    d.set_item("changed_flows", c.changed_flows)?;
+    d.set_item("link_updates", c.link_updates)?;
+    Ok(d)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(poisson_workload, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_incremental_bench, m)?)?;
     Ok(())
 }

@@ -22,6 +22,7 @@
 //! start time, if later). Group results (`tag`) give job completion times and coflow completion
 //! times: last end minus first start over the group.
 
+pub mod bench;
 mod sim;
 #[cfg(test)]
 mod tests;
