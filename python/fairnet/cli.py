@@ -249,6 +249,22 @@ def bench_allocate(quick: bool, seed: int) -> None:
     run(quick=quick, seed=seed)
 
 
+@bench.command("packet")
+@click.option(
+    "--ms",
+    "simulated_ms",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Simulated milliseconds.",
+)
+def bench_packet(simulated_ms: float) -> None:
+    """Packet engine speed on the htsim yardstick (k=8 fat-tree, DCTCP, permutation)."""
+    from fairnet.bench_packet import bench_packet as run
+
+    run(simulated_ms=simulated_ms)
+
+
 @bench.command("flow")
 @click.option("--flows", "n_flows", type=int, default=1_000_000, show_default=True)
 @click.option("--load", type=float, default=0.6, show_default=True)

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod flow;
+mod packet;
 mod workload;
 
 fn value_error(e: fairnet::Error) -> PyErr {
@@ -254,5 +255,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_allocation, m)?)?;
     workload::register(m)?;
     flow::register(m)?;
+    packet::register(m)?;
     Ok(())
 }

@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod metrics;
+pub mod scenario;
 pub mod topo;
 pub mod units;
 pub mod workload;

@@ -199,18 +199,7 @@ impl PacketConfig {
         if self.udp_rate == Some(Rate(0)) {
             return Err(Error::invalid(at("udp_rate"), "must be positive"));
         }
-        if let QdiscConfig::Ecn { k } = self.qdisc {
-            let zero = match k {
-                super::qdisc::EcnThreshold::Bytes(b) => b.0 == 0,
-                super::qdisc::EcnThreshold::Packets(n) => n == 0,
-            };
-            if zero {
-                return Err(Error::invalid(
-                    at("qdisc.k"),
-                    "must be positive (K = 0 marks every packet; use a tiny K if meant)",
-                ));
-            }
-        }
+        self.qdisc.validate()?;
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! The packet-level discrete-event engine.
 //!
-//! Integer picosecond time, a `(time, sequence)` event heap ([`event`]), pooled fixed-size
+//! Integer picosecond time, a `(time, sequence)` calendar event queue ([`event`]), pooled fixed-size
 //! packets referenced by `u32` ([`pkt`]), output-queued switches whose egress ports each
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
 //! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with DCTCP and
@@ -12,6 +12,7 @@
 //! logic) and [`HostShim`] (hypervisor layer). Built-ins are dispatched statically through
 //! enums; each enum has a `Custom(Box<dyn …>)` variant. See `docs/packet-engine.md`.
 
+pub mod bench;
 pub mod cc;
 pub mod config;
 pub mod dctcp;
@@ -21,6 +22,8 @@ pub mod pkt;
 pub mod port;
 pub mod qdisc;
 pub mod records;
+pub mod red;
+pub mod sched;
 pub mod sim;
 pub mod tcp;
 pub mod udp;
@@ -36,4 +39,6 @@ pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};
 pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
 pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
 pub use records::{Conservation, FlowRecord, LinkRecord, PacketResults};
+pub use red::{RedConfig, RedThreshold};
+pub use sched::Classifier;
 pub use sim::PacketSim;

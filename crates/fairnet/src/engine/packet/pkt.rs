@@ -1,9 +1,16 @@
 //! Packets, their header fields, and the packet pool.
 //!
-//! A [`Packet`] is a fixed-size value (no `Vec`, no `Box`): its per-hop INT area is an array of
-//! [`MAX_INT_HOPS`] records. Packets live in a [`PacketPool`] (a `Vec` plus a free list) and are
-//! referred to by [`PacketId`] (a `u32` index), so events and queues move 4-byte handles and a
-//! run allocates nothing per packet once the pool has grown to the peak number of packets alive.
+//! A [`Packet`] is a small fixed-size value (no `Vec`, no `Box`; 96 bytes). Packets live in a
+//! [`PacketPool`] (a `Vec` plus a free list) and are referred to by [`PacketId`] (a `u32`
+//! index), so events and queues move 4-byte handles and a run allocates nothing per packet
+//! once the pool has grown to the peak number of packets alive.
+//!
+//! The per-hop INT area ([`MAX_INT_HOPS`] records, 160 bytes) lives in a side table of the
+//! pool indexed by the packet's slot, not in the packet: most runs never stamp INT, and a
+//! 260-byte packet spent the caches on it (moving it out sped the fat-tree benchmark up; see
+//! `docs/packet-engine.md`). The table grows only when a record is first written. The packet
+//! keeps the number of valid records ([`Packet::int_len`]); an ACK reuses its data packet's
+//! slot, so it echoes the data packet's records without copying them.
 
 use crate::ids::{FlowId, NodeId};
 use crate::units::{Rate, Time};
@@ -95,10 +102,9 @@ pub struct Packet {
     /// Receive window advertised by an ACK, in bytes (`u64::MAX`: no limit). Hypervisor shims
     /// (WVCC, AC/DC) rewrite it.
     pub window: u64,
-    /// Number of valid entries in [`Packet::int`].
+    /// Number of valid per-hop INT records in the pool's side table for this slot (data:
+    /// stamped by ports; ACK: echoed from the data packet). See [`PacketPool::int_hops`].
     pub int_len: u8,
-    /// Per-hop INT records (data: stamped by ports; ACK: echoed from the data packet).
-    pub int: [IntHop; MAX_INT_HOPS],
     /// Start of the cached route in the engine's path store, or [`NO_ROUTE`].
     pub(crate) route: u32,
     /// Index of the next hop in the cached route.
@@ -129,7 +135,6 @@ impl Default for Packet {
             ts: Time::ZERO,
             window: u64::MAX,
             int_len: 0,
-            int: [IntHop::default(); MAX_INT_HOPS],
             route: NO_ROUTE,
             hop: 0,
             live: false,
@@ -139,32 +144,13 @@ impl Default for Packet {
     }
 }
 
-impl Packet {
-    /// The valid per-hop INT records.
-    #[inline]
-    pub fn int_hops(&self) -> &[IntHop] {
-        &self.int[..self.int_len as usize]
-    }
-
-    /// Appends an INT record; returns false (and records nothing) when all
-    /// [`MAX_INT_HOPS`] are used.
-    #[inline]
-    pub fn push_int(&mut self, hop: IntHop) -> bool {
-        let n = self.int_len as usize;
-        if n >= MAX_INT_HOPS {
-            return false;
-        }
-        self.int[n] = hop;
-        self.int_len += 1;
-        true
-    }
-}
-
-/// An arena of packets with a free list.
+/// An arena of packets with a free list, and the side table of per-hop INT records.
 #[derive(Debug, Default)]
 pub struct PacketPool {
     pkts: Vec<Packet>,
     free: Vec<u32>,
+    /// INT records by slot; shorter than `pkts` until INT is used (grown on first write).
+    int: Vec<[IntHop; MAX_INT_HOPS]>,
 }
 
 impl PacketPool {
@@ -206,6 +192,37 @@ impl PacketPool {
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.pkts[id.0 as usize]
+    }
+
+    /// The valid per-hop INT records of packet `id`.
+    #[inline]
+    pub fn int_hops(&self, id: PacketId) -> &[IntHop] {
+        let n = self.pkts[id.0 as usize].int_len as usize;
+        match self.int.get(id.0 as usize) {
+            Some(a) => &a[..n],
+            None => &[],
+        }
+    }
+
+    /// Appends an INT record to packet `id`; returns false (and records nothing) when all
+    /// [`MAX_INT_HOPS`] are used.
+    #[inline]
+    pub fn push_int(&mut self, id: PacketId, hop: IntHop) -> bool {
+        let i = id.0 as usize;
+        let n = self.pkts[i].int_len as usize;
+        if n >= MAX_INT_HOPS {
+            return false;
+        }
+        if self.int.len() <= i {
+            // Grow to the pool's size at once (not per packet).
+            self.int.resize(
+                self.pkts.len().max(i + 1),
+                [IntHop::default(); MAX_INT_HOPS],
+            );
+        }
+        self.int[i][n] = hop;
+        self.pkts[i].int_len += 1;
+        true
     }
 
     /// Packets alive now.
@@ -258,16 +275,41 @@ mod tests {
     }
 
     #[test]
-    fn int_area_holds_five_hops() {
-        let mut p = Packet::default();
+    fn int_area_holds_five_hops_and_a_new_packet_starts_empty() {
+        let mut pool = PacketPool::new();
+        let other = pool.alloc(Packet::default());
+        let p = pool.alloc(Packet::default());
+        assert!(pool.int_hops(p).is_empty());
         for i in 0..MAX_INT_HOPS {
-            assert!(p.push_int(IntHop {
-                qlen: i as u64,
-                ..IntHop::default()
-            }));
+            assert!(pool.push_int(
+                p,
+                IntHop {
+                    qlen: i as u64,
+                    ..IntHop::default()
+                }
+            ));
         }
-        assert!(!p.push_int(IntHop::default()));
-        assert_eq!(p.int_hops().len(), MAX_INT_HOPS);
-        assert_eq!(p.int_hops()[4].qlen, 4);
+        assert!(!pool.push_int(p, IntHop::default()));
+        assert_eq!(pool.int_hops(p).len(), MAX_INT_HOPS);
+        assert_eq!(pool.int_hops(p)[4].qlen, 4);
+        assert!(
+            pool.int_hops(other).is_empty(),
+            "records belong to one slot"
+        );
+        // A packet allocated into the freed slot starts with no records.
+        pool.release(p);
+        let q = pool.alloc(Packet::default());
+        assert_eq!(q, p);
+        assert!(pool.int_hops(q).is_empty());
+    }
+
+    #[test]
+    fn packet_is_small() {
+        // The INT area lives in the pool's side table; keep the hot packet compact.
+        assert!(
+            std::mem::size_of::<Packet>() <= 96,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }

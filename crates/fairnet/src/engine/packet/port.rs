@@ -5,11 +5,12 @@
 //! size); the packet then propagates for the link's delay and arrives whole at the far end
 //! (store and forward). Host NICs are ports too: the host's transport feeds its one out-link.
 
-use super::pkt::{IntHop, Packet};
+use super::pkt::{IntHop, PacketId, PacketPool};
 use super::qdisc::QdiscImpl;
 use crate::ids::{LinkId, NodeId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// What a [`PortAgent`] sees of its port when a packet leaves the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,8 +38,10 @@ pub struct PortView {
 /// ([`IntStamp`], read by Söze's and HPCC's senders); s-PERC (control packets are processed at
 /// egress to compute link rates); RCP's rate field; eBA's per-port rate factor.
 pub trait PortAgent {
-    /// Reads or rewrites `pkt` as it leaves the port described by `port`.
-    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView);
+    /// Reads or rewrites packet `id` (through `pool`: header fields with
+    /// [`PacketPool::get_mut`], INT records with [`PacketPool::push_int`]) as it leaves the
+    /// port described by `port`.
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView);
 }
 
 /// Appends one HPCC INT record per egress hop to data packets: dequeue time, the port's
@@ -49,14 +52,17 @@ pub struct IntStamp;
 
 impl PortAgent for IntStamp {
     #[inline]
-    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView) {
-        if pkt.kind == super::pkt::PacketKind::Data {
-            pkt.push_int(IntHop {
-                ts: port.now,
-                tx_bytes: port.tx_bytes,
-                qlen: port.queue_bytes,
-                rate: port.rate,
-            });
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        if pool.get(id).kind == super::pkt::PacketKind::Data {
+            pool.push_int(
+                id,
+                IntHop {
+                    ts: port.now,
+                    tx_bytes: port.tx_bytes,
+                    qlen: port.queue_bytes,
+                    rate: port.rate,
+                },
+            );
         }
     }
 }
@@ -71,10 +77,10 @@ pub enum AgentImpl {
 
 impl PortAgent for AgentImpl {
     #[inline]
-    fn on_dequeue(&mut self, pkt: &mut Packet, port: &PortView) {
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
         match self {
-            AgentImpl::Int(a) => a.on_dequeue(pkt, port),
-            AgentImpl::Custom(a) => a.on_dequeue(pkt, port),
+            AgentImpl::Int(a) => a.on_dequeue(id, pool, port),
+            AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
         }
     }
 }
@@ -126,6 +132,10 @@ pub(crate) struct Port {
     /// `(wire bytes, serialization time)` of the last packet: most packets are full data
     /// packets or bare ACKs, and the 128-bit division in `Rate::tx_time` showed in profiles.
     pub tx_cache: (u32, u64),
+    /// Packets on the wire, `(arrival time at the far end, packet)`, in sending order (so
+    /// also in arrival order: one serializer, a constant delay). Only the head has a pending
+    /// `Arrive` event.
+    pub wire: VecDeque<(u64, u32)>,
 }
 
 impl Port {

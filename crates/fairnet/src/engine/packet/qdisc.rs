@@ -1,12 +1,16 @@
 //! Queueing disciplines: what an egress port queues, drops, marks and sends next.
 //!
-//! Built-ins: [`DropTail`] and [`EcnStep`] (DCTCP's step marking). Both are a FIFO over a byte
-//! buffer: a packet is accepted when the queued bytes plus its wire size fit in the buffer
-//! (the link's `buffer`), and dropped otherwise. Later disciplines (RED, strict priority,
-//! DRR/WRR, MAY's drop-counter AQM, pFabric) implement [`Qdisc`] and plug in through
-//! [`QdiscImpl::Custom`] or a new built-in variant.
+//! Built-ins: [`DropTail`] and [`EcnStep`] (DCTCP's step marking), both a FIFO over a byte
+//! buffer (a packet is accepted when the queued bytes plus its wire size fit in the buffer,
+//! the link's `buffer`, and dropped otherwise); RED / gentle RED / Adaptive RED with
+//! per-link-rate thresholds ([`super::red`]); strict priority, DRR and WRR over `N` queues
+//! ([`super::sched`]). Later disciplines (MAY's drop-counter AQM, pFabric) implement [`Qdisc`]
+//! and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
 
 use super::pkt::{Ecn, PacketId, PacketPool};
+use super::red::{Red, RedConfig};
+use super::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
+use crate::error::{Error, Result};
 use crate::ids::LinkId;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -34,6 +38,8 @@ pub struct QdiscParams {
     pub rate: Rate,
     /// Wire size of a full data packet (MTU payload + header).
     pub mtu_wire: Bytes,
+    /// The run's seed (for randomized disciplines; combine with `link` per port).
+    pub seed: u64,
 }
 
 /// An egress port's queueing discipline.
@@ -56,19 +62,19 @@ pub trait Qdisc {
 
 /// A byte-counting FIFO, the storage of the built-in disciplines.
 #[derive(Debug, Default)]
-struct Fifo {
-    q: VecDeque<PacketId>,
-    bytes: u64,
+pub(crate) struct Fifo {
+    pub(crate) q: VecDeque<PacketId>,
+    pub(crate) bytes: u64,
 }
 
 impl Fifo {
     #[inline]
-    fn push(&mut self, id: PacketId, wire: u32) {
+    pub(crate) fn push(&mut self, id: PacketId, wire: u32) {
         self.q.push_back(id);
         self.bytes += wire as u64;
     }
     #[inline]
-    fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+    pub(crate) fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
         let id = self.q.pop_front()?;
         self.bytes -= pool.get(id).wire as u64;
         Some(id)
@@ -192,6 +198,14 @@ pub enum QdiscImpl {
     DropTail(DropTail),
     /// [`EcnStep`].
     Ecn(EcnStep),
+    /// [`Red`].
+    Red(Box<Red>),
+    /// [`StrictPriority`].
+    Priority(StrictPriority),
+    /// [`Drr`].
+    Drr(Drr),
+    /// [`Wrr`].
+    Wrr(Wrr),
     /// Any other [`Qdisc`].
     Custom(Box<dyn Qdisc>),
 }
@@ -201,6 +215,10 @@ impl std::fmt::Debug for QdiscImpl {
         match self {
             QdiscImpl::DropTail(q) => q.fmt(f),
             QdiscImpl::Ecn(q) => q.fmt(f),
+            QdiscImpl::Red(q) => q.fmt(f),
+            QdiscImpl::Priority(q) => q.fmt(f),
+            QdiscImpl::Drr(q) => q.fmt(f),
+            QdiscImpl::Wrr(q) => q.fmt(f),
             QdiscImpl::Custom(_) => f.write_str("Custom(..)"),
         }
     }
@@ -211,6 +229,10 @@ macro_rules! dispatch {
         match $self {
             QdiscImpl::DropTail($q) => $e,
             QdiscImpl::Ecn($q) => $e,
+            QdiscImpl::Red($q) => $e,
+            QdiscImpl::Priority($q) => $e,
+            QdiscImpl::Drr($q) => $e,
+            QdiscImpl::Wrr($q) => $e,
             QdiscImpl::Custom($q) => $e,
         }
     };
@@ -236,7 +258,18 @@ impl Qdisc for QdiscImpl {
 }
 
 /// Which built-in discipline every port uses (`qdisc = { kind = "ecn", k = { packets = 15 } }`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// ```toml
+/// qdisc = { kind = "drop_tail" }
+/// qdisc = { kind = "ecn", k = { packets = 15 } }
+/// qdisc = { kind = "red", gentle = true, thresholds = [
+///   { rate = "100Gbps", kmin = "100KB", kmax = "400KB", pmax = 0.2 },
+///   { rate = "25Gbps", kmin = "25KB", kmax = "100KB", pmax = 0.2 } ] }
+/// qdisc = { kind = "priority", classes = 8 }
+/// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
+/// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QdiscConfig {
     /// [`DropTail`].
@@ -247,15 +280,149 @@ pub enum QdiscConfig {
         /// Marking threshold.
         k: EcnThreshold,
     },
+    /// [`Red`]: RED / gentle RED / Adaptive RED with a per-link-rate threshold table.
+    Red(RedConfig),
+    /// [`StrictPriority`] over `classes` queues.
+    Priority {
+        /// Number of queues (packet priority 0 → queue 0, the highest).
+        classes: u32,
+        /// Queue selection (default: by priority class).
+        #[serde(default)]
+        classify: Classifier,
+        /// Optional per-queue ECN step threshold.
+        #[serde(default)]
+        k: Option<EcnThreshold>,
+    },
+    /// [`Drr`]: one queue per weight; queue `i`'s quantum is `weights[i] · quantum`.
+    Drr {
+        /// Relative weights (positive).
+        weights: Vec<f64>,
+        /// Bytes per unit of weight per round (default: one full packet on the wire).
+        #[serde(default)]
+        quantum: Option<Bytes>,
+        /// Queue selection (default: by priority class).
+        #[serde(default)]
+        classify: Classifier,
+        /// Optional per-queue ECN step threshold.
+        #[serde(default)]
+        k: Option<EcnThreshold>,
+    },
+    /// [`Wrr`]: one queue per weight, `weights[i]` packets per round.
+    Wrr {
+        /// Packets per round (at least 1).
+        weights: Vec<u32>,
+        /// Queue selection (default: by priority class).
+        #[serde(default)]
+        classify: Classifier,
+        /// Optional per-queue ECN step threshold.
+        #[serde(default)]
+        k: Option<EcnThreshold>,
+    },
 }
 
 impl QdiscConfig {
-    /// Builds the discipline for one port.
-    pub fn build(&self, p: &QdiscParams) -> QdiscImpl {
-        match *self {
-            QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
-            QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, k)),
+    /// Checks value ranges; errors name the field (`packet config.qdisc.weights[1]`).
+    pub fn validate(&self) -> Result<()> {
+        let at = "packet config.qdisc";
+        let check_k = |k: &Option<EcnThreshold>| -> Result<()> {
+            if let Some(k) = k {
+                let zero = match k {
+                    EcnThreshold::Bytes(b) => b.0 == 0,
+                    EcnThreshold::Packets(n) => *n == 0,
+                };
+                if zero {
+                    return Err(Error::invalid(
+                        format!("{at}.k"),
+                        "must be positive (K = 0 marks every packet; use a tiny K if meant)",
+                    ));
+                }
+            }
+            Ok(())
+        };
+        match self {
+            QdiscConfig::DropTail => Ok(()),
+            QdiscConfig::Ecn { k } => check_k(&Some(*k)),
+            QdiscConfig::Red(r) => r.validate(at),
+            QdiscConfig::Priority { classes, k, .. } => {
+                check_queues(&format!("{at}.classes"), *classes as usize)?;
+                check_k(k)
+            }
+            QdiscConfig::Drr {
+                weights,
+                quantum,
+                k,
+                ..
+            } => {
+                check_queues(&format!("{at}.weights"), weights.len())?;
+                for (i, w) in weights.iter().enumerate() {
+                    if !(w.is_finite() && *w > 0.0) {
+                        return Err(Error::invalid(
+                            format!("{at}.weights[{i}]"),
+                            format!("must be positive and finite, got {w}"),
+                        ));
+                    }
+                }
+                if *quantum == Some(Bytes(0)) {
+                    return Err(Error::invalid(format!("{at}.quantum"), "must be positive"));
+                }
+                check_k(k)
+            }
+            QdiscConfig::Wrr { weights, k, .. } => {
+                check_queues(&format!("{at}.weights"), weights.len())?;
+                if let Some(i) = weights.iter().position(|&w| w == 0) {
+                    return Err(Error::invalid(
+                        format!("{at}.weights[{i}]"),
+                        "must be at least 1 packet",
+                    ));
+                }
+                check_k(k)
+            }
         }
+    }
+
+    /// Builds the discipline for one port; errors name the link (a RED table without a row
+    /// for the link's rate).
+    pub fn build(&self, p: &QdiscParams) -> Result<QdiscImpl> {
+        Ok(match self {
+            QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
+            QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, *k)),
+            QdiscConfig::Red(r) => QdiscImpl::Red(Box::new(r.build(p)?)),
+            QdiscConfig::Priority {
+                classes,
+                classify,
+                k,
+            } => QdiscImpl::Priority(StrictPriority::new(
+                *classes as usize,
+                p.buffer,
+                p.mtu_wire,
+                *classify,
+                *k,
+            )),
+            QdiscConfig::Drr {
+                weights,
+                quantum,
+                classify,
+                k,
+            } => {
+                let unit = quantum.unwrap_or(p.mtu_wire).0 as f64;
+                let quanta = weights
+                    .iter()
+                    .map(|w| ((w * unit).round() as u64).max(1))
+                    .collect();
+                QdiscImpl::Drr(Drr::new(quanta, p.buffer, p.mtu_wire, *classify, *k))
+            }
+            QdiscConfig::Wrr {
+                weights,
+                classify,
+                k,
+            } => QdiscImpl::Wrr(Wrr::new(
+                weights.clone(),
+                p.buffer,
+                p.mtu_wire,
+                *classify,
+                *k,
+            )),
+        })
     }
 }
 
@@ -345,7 +512,7 @@ mod tests {
                 k: EcnThreshold::Bytes(Bytes(30_000))
             }
         );
-        let err = toml::from_str::<QdiscConfig>("kind = \"red\"").unwrap_err();
-        assert!(err.to_string().contains("unknown variant `red`"), "{err}");
+        let err = toml::from_str::<QdiscConfig>("kind = \"wfq\"").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `wfq`"), "{err}");
     }
 }

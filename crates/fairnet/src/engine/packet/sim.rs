@@ -8,7 +8,8 @@
 //! 2. At every port: the qdisc accepts (maybe marking CE) or drops it (counted per link and as
 //!    *dropped*, slot freed). When the serializer is free the packet is dequeued: its queueing
 //!    delay there updates `max_qdelay` (compare and keep), the port agent runs, and the packet
-//!    arrives at the link's far end after `tx_time + delay` (one `Arrive` event).
+//!    arrives at the link's far end after `tx_time + delay`. It waits in the link's wire FIFO;
+//!    each link has at most one pending `Arrive` event, for the head of its FIFO.
 //! 3. At a switch the next link comes from the flow's cached path (per-flow ECMP, host-pair
 //!    or first-path routing: computed once per flow with [`Routing::path`]) or, when spraying,
 //!    from [`Routing::next_hop`] with the packet's key.
@@ -110,12 +111,12 @@ impl PacketSim {
             return Err(Error::invalid("flows", "more than 2^32 - 1 flows"));
         }
 
-        if topo.num_links() >= 1 << 29 {
-            // Events pack a link index into 29 bits (see `event.rs`).
+        if topo.num_links() >= u32::MAX as usize {
+            // Events and packets carry link indices as `u32`.
             return Err(Error::invalid(
                 "topology",
                 format!(
-                    "{} links; the packet engine supports fewer than 2^29",
+                    "{} links; the packet engine supports fewer than 2^32 - 1",
                     topo.num_links()
                 ),
             ));
@@ -137,6 +138,7 @@ impl PacketSim {
                 buffer: l.buffer,
                 rate: l.capacity,
                 mtu_wire,
+                seed: cfg.seed,
             };
             ports.push(Port {
                 link,
@@ -146,7 +148,7 @@ impl PacketSim {
                 delay: l.delay.0,
                 buffer: l.buffer,
                 host_nic: topo.is_host(l.src),
-                qdisc: cfg.qdisc.build(&params),
+                qdisc: cfg.qdisc.build(&params)?,
                 agent: match cfg.port_agent {
                     PortAgentConfig::None => None,
                     PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
@@ -155,6 +157,7 @@ impl PacketSim {
                 wake_pending: false,
                 stats: PortStats::default(),
                 tx_cache: (0, 0),
+                wire: VecDeque::new(),
             });
         }
 
@@ -473,7 +476,17 @@ impl PacketSim {
     #[inline]
     fn handle(&mut self, now: u64, ev: Event) {
         match ev {
-            Event::Arrive { pkt, link } => self.on_arrive(now, PacketId(pkt), link),
+            Event::Arrive(link) => {
+                let wire = &mut self.ports[link as usize].wire;
+                let (at, id) = wire
+                    .pop_front()
+                    .expect("an Arrive event has a packet on the wire");
+                debug_assert_eq!(at, now);
+                if let Some(&(next, _)) = wire.front() {
+                    self.events.push(Time(next), Event::Arrive(link));
+                }
+                self.on_arrive(now, PacketId(id), link);
+            }
             Event::PortFree(p) => {
                 self.ports[p as usize].wake_pending = false;
                 self.port_try_start(now, p);
@@ -707,14 +720,15 @@ impl PacketSim {
                 tx_bytes: port.stats.tx_bytes,
                 now: Time(now),
             };
-            agent.on_dequeue(pkt, &view);
+            agent.on_dequeue(id, &mut self.pool, &view);
         }
         let tx = port.tx_time(wire as u32);
         port.busy_until = now + tx;
-        self.events.push(
-            Time(now + tx + port.delay),
-            Event::Arrive { pkt: id.0, link: p },
-        );
+        let at = now + tx + port.delay;
+        if port.wire.is_empty() {
+            self.events.push(Time(at), Event::Arrive(p));
+        }
+        port.wire.push_back((at, id.0));
         if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
@@ -742,14 +756,16 @@ impl PacketSim {
         match pkt.kind {
             PacketKind::Data => self.on_data(now, id, &pkt, h, node),
             PacketKind::Ack => {
-                self.pool.release(id);
                 let fl = &mut self.flows[f as usize];
                 if let Sender::Tcp(s) = &mut fl.sender {
-                    s.on_ack(&pkt, Time(now));
+                    s.on_ack(&pkt, self.pool.int_hops(id), Time(now));
                     if s.done() && !fl.finished {
                         fl.finished = true;
                         self.finished += 1;
                     }
+                }
+                self.pool.release(id);
+                if let Sender::Tcp(_) = &self.flows[f as usize].sender {
                     self.sync_rto(f);
                     self.activate(now, f);
                 }
@@ -800,8 +816,8 @@ impl PacketSim {
                     max_qdelay: pkt.max_qdelay,
                     ts: pkt.ts,
                     window: u64::MAX,
+                    // The slot's INT records stay in place: the ACK echoes them.
                     int_len: pkt.int_len,
-                    int: pkt.int,
                     route: fl.route_ack,
                     hop: 0,
                     live: true,

@@ -18,7 +18,7 @@
 //!   is `srtt + 4·rttvar` clamped to `[min_rto, max_rto]`, and doubles on each expiry.
 
 use super::cc::{AckInfo, CcImpl, CongestionControl};
-use super::pkt::Packet;
+use super::pkt::{IntHop, Packet};
 use crate::units::{Bytes, Time};
 
 /// Timer and segment parameters of a [`TcpSender`].
@@ -226,7 +226,7 @@ impl TcpSender {
     }
 
     /// Processes an ACK (`ack.seq` is the cumulative acknowledgement).
-    pub fn on_ack(&mut self, ack: &Packet, now: Time) {
+    pub fn on_ack(&mut self, ack: &Packet, int: &[IntHop], now: Time) {
         let cum = ack.seq.min(self.size);
         let mss = self.p.mss;
         if cum > self.snd_una {
@@ -249,7 +249,7 @@ impl TcpSender {
                     self.inflation = self.inflation.saturating_sub(acked) + mss;
                 }
             }
-            let info = self.ack_info(ack, now, acked, Some(Time(rtt)));
+            let info = self.ack_info(ack, int, now, acked, Some(Time(rtt)));
             self.cc.on_ack(&info);
             // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, else restart it.
             self.rto_deadline = if self.snd_una >= self.snd_nxt.max(self.high_sent) {
@@ -275,7 +275,7 @@ impl TcpSender {
                 self.retx_pending = Some(self.snd_una);
                 self.inflation = 3 * mss;
             }
-            let info = self.ack_info(ack, now, 0, None);
+            let info = self.ack_info(ack, int, now, 0, None);
             self.cc.on_ack(&info);
         }
         // An ACK below snd_una is stale (reordered): ignored.
@@ -283,7 +283,8 @@ impl TcpSender {
 
     fn ack_info<'a>(
         &self,
-        ack: &'a Packet,
+        ack: &Packet,
+        int: &'a [IntHop],
         now: Time,
         acked: u64,
         rtt: Option<Time>,
@@ -296,7 +297,7 @@ impl TcpSender {
             in_flight: self.snd_nxt - self.snd_una,
             ece: ack.ece,
             max_qdelay: ack.max_qdelay,
-            int: ack.int_hops(),
+            int,
             rtt,
             in_recovery: self.in_recovery,
         }
@@ -435,7 +436,7 @@ mod tests {
         assert_eq!(s.next_segment(t).seq, 1000);
         assert_eq!(s.state(t), SendState::Blocked);
         assert_eq!(s.rto_deadline, Time::from_ms(1).0);
-        s.on_ack(&ack(1000, t), Time::from_us(10));
+        s.on_ack(&ack(1000, t), &[], Time::from_us(10));
         // Slow start: cwnd 3000, 1000 in flight -> two more.
         assert_eq!(s.state(t), SendState::Ready);
         s.next_segment(t);
@@ -456,7 +457,7 @@ mod tests {
         // Segment 0 lost: ACKs for 1..=3 are duplicates of 0.
         let now = Time::from_us(10);
         for _ in 0..3 {
-            s.on_ack(&ack(0, t), now);
+            s.on_ack(&ack(0, t), &[], now);
         }
         assert_eq!(s.fast_retransmits, 1);
         assert_eq!(s.state(now), SendState::Ready);
@@ -464,11 +465,11 @@ mod tests {
         assert_eq!((r.seq, r.retransmit), (0, true));
         assert_eq!(s.cc.cwnd(), 5000, "ssthresh = flight/2");
         // Partial ACK (segment 4 also lost): retransmit it at once.
-        s.on_ack(&ack(4000, t), now);
+        s.on_ack(&ack(4000, t), &[], now);
         let r = s.next_segment(now);
         assert_eq!((r.seq, r.retransmit), (4000, true));
         // Full ACK: recovery over.
-        s.on_ack(&ack(10_000, t), now);
+        s.on_ack(&ack(10_000, t), &[], now);
         assert!(!s.in_recovery);
         assert_eq!(s.bytes_retransmitted, 2000);
     }
@@ -489,12 +490,12 @@ mod tests {
         let r = s.next_segment(fire);
         assert!(r.retransmit);
         // The receiver had 1000..3000: the cumulative ACK jumps to 3000.
-        s.on_ack(&ack(3000, fire), fire + Time::from_us(10));
+        s.on_ack(&ack(3000, fire), &[], fire + Time::from_us(10));
         assert_eq!(s.snd_una(), 3000);
         assert_eq!(s.snd_nxt(), 3000);
         s.next_segment(fire);
         s.next_segment(fire);
-        s.on_ack(&ack(5000, fire), fire + Time::from_us(20));
+        s.on_ack(&ack(5000, fire), &[], fire + Time::from_us(20));
         assert!(s.done());
         assert_eq!(s.rto_deadline, u64::MAX);
         assert_eq!(s.state(fire), SendState::Done);

@@ -5,10 +5,12 @@
 use super::cc::{AckInfo, CongestionControl};
 use super::config::{PacketConfig, RoutingMode, TransportKind};
 use super::host::HostShim;
-use super::pkt::Packet;
+use super::pkt::{Packet, PacketId, PacketPool};
 use super::port::{PortAgent, PortAgentConfig, PortView};
 use super::qdisc::{DropTail, EcnThreshold, QdiscConfig};
 use super::records::PacketResults;
+use super::red::{RedConfig, RedThreshold};
+use super::sched::Classifier;
 use super::sim::PacketSim;
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{dumbbell, fat_tree, FatTreeSpec, LinkSpec, Topology};
@@ -459,7 +461,7 @@ impl HostShim for CountingShim {
 struct CountingAgent(Rc<RefCell<u64>>);
 
 impl PortAgent for CountingAgent {
-    fn on_dequeue(&mut self, _pkt: &mut Packet, port: &PortView) {
+    fn on_dequeue(&mut self, _id: PacketId, _pool: &mut PacketPool, port: &PortView) {
         assert!(port.queue_bytes <= port.buffer.0);
         *self.0.borrow_mut() += 1;
     }
@@ -523,4 +525,155 @@ fn extension_points_plug_in_and_int_is_echoed() {
             })
         )
         .is_err());
+}
+
+/// Two backlogged UDP flows at line rate into a 10 Gb/s bottleneck, with priorities 0 and 1;
+/// every port runs `qdisc`. Returns each flow's delivered bytes after 2 ms.
+fn two_udp_classes(qdisc: QdiscConfig) -> [u64; 2] {
+    let topo = dumbbell_topo(2, 10, Bytes(100 * 1048));
+    let mut flows = pair_flows(2, Bytes(1 << 40));
+    flows[0].priority = 0;
+    flows[1].priority = 1;
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        qdisc,
+        ..PacketConfig::default()
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let r = sim.run_until(Time::from_ms(2)).unwrap();
+    assert_conserved(&r);
+    [r.flows[0].delivered, r.flows[1].delivered]
+}
+
+#[test]
+fn wrr_one_to_three_splits_the_link_25_75() {
+    // WRR with weights 1:3 by priority class: per round 1 packet of class 0 and 3 of class 1,
+    // all of equal size, so class 0 gets 25% of the bottleneck and class 1 75%.
+    let d = two_udp_classes(QdiscConfig::Wrr {
+        weights: vec![1, 3],
+        classify: Classifier::Priority,
+        k: None,
+    });
+    let share = d[0] as f64 / (d[0] + d[1]) as f64;
+    assert!((share - 0.25).abs() < 0.01, "share {share}, {d:?}");
+    // The link is kept busy: 2 ms at 10 Gb/s is 2.5 MB of wire bytes, 95.4% of it payload.
+    let total = (d[0] + d[1]) as f64;
+    assert!(total > 0.95 * 2.5e6 * 1000.0 / 1048.0, "{total}");
+}
+
+#[test]
+fn drr_one_to_three_splits_the_link_25_75() {
+    let d = two_udp_classes(QdiscConfig::Drr {
+        weights: vec![1.0, 3.0],
+        quantum: None,
+        classify: Classifier::Priority,
+        k: None,
+    });
+    let share = d[0] as f64 / (d[0] + d[1]) as f64;
+    assert!((share - 0.25).abs() < 0.01, "share {share}, {d:?}");
+}
+
+#[test]
+fn strict_priority_starves_the_low_class_under_overload() {
+    // Both classes offer the full line rate; the high class alone fills the bottleneck, so
+    // the low class gets only what slipped through before the queue first held a high packet.
+    let d = two_udp_classes(QdiscConfig::Priority {
+        classes: 2,
+        classify: Classifier::Priority,
+        k: None,
+    });
+    assert!(
+        d[1] as f64 / ((d[0] + d[1]) as f64) < 0.01,
+        "low class got {d:?}"
+    );
+    assert!(d[0] as f64 > 0.95 * 2.5e6 * 1000.0 / 1048.0, "{d:?}");
+    // Reversed priorities: the other flow starves.
+}
+
+#[test]
+fn red_with_dctcp_marks_and_a_missing_rate_is_a_build_error() {
+    let table = |gbps| RedConfig {
+        thresholds: vec![RedThreshold {
+            rate: Rate::gbps(gbps),
+            kmin: Bytes(20 * 1048),
+            kmax: Bytes(60 * 1048),
+            pmax: 0.2,
+        }],
+        w_q: 1.0,
+        ecn: true,
+        gentle: false,
+        adaptive: false,
+        interval: Time::from_ms(500),
+    };
+    let topo = dumbbell_topo(2, 10, Bytes(200 * 1048));
+    let flows = pair_flows(2, Bytes(5_000_000));
+    // The topology's links are 10 Gb/s; a 100 Gb/s-only table names the first link.
+    let cfg = PacketConfig {
+        qdisc: QdiscConfig::Red(table(100)),
+        ..dctcp_config(20)
+    };
+    let e = PacketSim::new(&topo, &flows, cfg)
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        e,
+        "link 0: packet config.qdisc.thresholds has no row for this link's rate 10Gbps \
+         (rows: 100Gbps)"
+    );
+    // With the right row, DCTCP over RED: marks, no drops, every byte delivered.
+    let cfg = PacketConfig {
+        qdisc: QdiscConfig::Red(table(10)),
+        ..dctcp_config(20)
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let r = sim.run_to_completion(Time::from_ms(50)).unwrap();
+    assert!(r.complete);
+    assert_conserved(&r);
+    let marks: u64 = r.links.iter().map(|l| l.marks).sum();
+    let drops: u64 = r.links.iter().map(|l| l.drops).sum();
+    assert!(marks > 0 && drops == 0, "marks {marks}, drops {drops}");
+    // The bottleneck's queue stays below Kmax + a window's worth (RED keeps it near Kmin..Kmax).
+    let max_q = r.links.iter().map(|l| l.max_queue_bytes).max().unwrap();
+    assert!(max_q < 200 * 1048, "{max_q}");
+}
+
+#[test]
+fn new_qdisc_configs_parse_and_reject_unknown_names() {
+    let c = PacketConfig::from_toml_str(
+        "qdisc = { kind = \"red\", gentle = true, thresholds = [ \
+         { rate = \"100Gbps\", kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 } ] }",
+    )
+    .unwrap();
+    let QdiscConfig::Red(r) = &c.qdisc else {
+        panic!("{:?}", c.qdisc)
+    };
+    assert!(r.gentle && r.ecn && r.w_q == 1.0);
+    assert_eq!(r.thresholds[0].kmax, Bytes(400_000));
+    let c = PacketConfig::from_toml_str(
+        "qdisc = { kind = \"wrr\", weights = [1, 3], classify = \"flow_hash\" }",
+    )
+    .unwrap();
+    assert_eq!(
+        c.qdisc,
+        QdiscConfig::Wrr {
+            weights: vec![1, 3],
+            classify: Classifier::FlowHash,
+            k: None
+        }
+    );
+    for (bad, want) in [
+        ("qdisc = { kind = \"red\", thresholds = [], w = 1 }", "unknown field `w`"),
+        ("qdisc = { kind = \"wrr\", weights = [1], classify = \"dscp\" }", "unknown variant `dscp`"),
+        ("qdisc = { kind = \"priority\", classes = 0 }", "packet config.qdisc.classes"),
+        ("qdisc = { kind = \"wrr\", weights = [1, 0] }", "packet config.qdisc.weights[1]"),
+        ("qdisc = { kind = \"drr\", weights = [1, -2] }", "packet config.qdisc.weights[1]"),
+        (
+            "qdisc = { kind = \"red\", thresholds = [ { rate = \"10Gbps\", kmin = \"5KB\", kmax = \"4KB\", pmax = 0.1 } ] }",
+            "packet config.qdisc.thresholds[0]",
+        ),
+    ] {
+        let e = PacketConfig::from_toml_str(bad).unwrap_err().to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
 }

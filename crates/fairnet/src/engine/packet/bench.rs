@@ -1,0 +1,152 @@
+//! The htsim yardstick scenario and a timed run of it, shared by the `packet_bench` example
+//! and the Python binding (`fairnet._core.packet_bench`).
+//!
+//! The scenario (as htsim's published DCTCP fat-tree runs): a k-ary fat-tree (k = 8: 128
+//! hosts), 100 Gb/s links, 1 µs per link, 100-packet port buffers, DCTCP with ECN step marking
+//! at K = 15 packets, 1500 B packets on the wire (1452 B payload + 48 B header), permutation
+//! traffic (a seeded random derangement: each host sends one long flow to a distinct other
+//! host, one ECMP path per flow).
+
+use super::config::{PacketConfig, TransportKind};
+use super::qdisc::{EcnThreshold, QdiscConfig};
+use super::sim::PacketSim;
+use crate::error::Result;
+use crate::topo::{fat_tree, FatTreeSpec, LinkSpec, Topology};
+use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// Topology, flows and configuration of the yardstick on a `k`-ary fat-tree; `seed` drives
+/// the permutation and the ECMP hashes.
+pub fn htsim_yardstick(k: u32, seed: u64) -> Result<(Topology, Vec<FlowSpec>, PacketConfig)> {
+    let header = Bytes(48);
+    let mtu = Bytes(1452);
+    let wire = mtu.0 + header.0;
+    let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(100 * wire));
+    let topo = fat_tree(FatTreeSpec {
+        k,
+        host_link: link,
+        fabric_link: link,
+        oversubscription: 1,
+    })?;
+    let hosts = topo.hosts().to_vec();
+    // A random derangement: every host sends to a distinct host other than itself.
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut dst = hosts.clone();
+    loop {
+        dst.shuffle(&mut rng);
+        if hosts.iter().zip(&dst).all(|(a, b)| a != b) {
+            break;
+        }
+    }
+    let flows = hosts
+        .iter()
+        .zip(&dst)
+        .map(|(&s, &d)| FlowSpec::new(s, d, Bytes(1 << 50), Time::ZERO))
+        .collect();
+    let cfg = PacketConfig {
+        mtu,
+        header,
+        transport: TransportKind::Dctcp,
+        qdisc: QdiscConfig::Ecn {
+            k: EcnThreshold::Packets(15),
+        },
+        seed,
+        ..PacketConfig::default()
+    };
+    Ok((topo, flows, cfg))
+}
+
+/// Figures of one timed run of the yardstick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+    /// Hosts (= flows).
+    pub hosts: usize,
+    /// Wall-clock seconds of the run (construction excluded).
+    pub wall_seconds: f64,
+    /// CPU seconds of the running thread during the run (Linux; `None` elsewhere). On a
+    /// loaded machine this is the steadier figure.
+    pub cpu_seconds: Option<f64>,
+    /// Simulated seconds.
+    pub simulated_seconds: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Data packets transmitted by ports (host NICs included).
+    pub data_packet_hops: u64,
+    /// All packets (data and ACKs) transmitted by ports.
+    pub all_packet_hops: u64,
+    /// Peak number of packets alive at once.
+    pub peak_live_packets: usize,
+    /// Packets dropped.
+    pub drops: u64,
+    /// Packets marked CE.
+    pub marks: u64,
+    /// Mean goodput per flow, bit/s.
+    pub mean_goodput: f64,
+}
+
+/// CPU time of the calling thread in seconds (`/proc/thread-self/schedstat`, Linux).
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
+}
+
+/// Builds the yardstick and runs it for `simulated` time, timing the run.
+pub fn run_yardstick(simulated: Time, k: u32, seed: u64) -> Result<BenchReport> {
+    let (topo, flows, cfg) = htsim_yardstick(k, seed)?;
+    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    let cpu0 = thread_cpu_seconds();
+    let t0 = Instant::now();
+    let r = sim.run_until(simulated)?;
+    let wall_seconds = t0.elapsed().as_secs_f64();
+    let cpu_seconds = match (cpu0, thread_cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let simulated_seconds = r.now.as_secs_f64();
+    let delivered: u64 = r.flows.iter().map(|f| f.delivered).sum();
+    Ok(BenchReport {
+        hosts: flows.len(),
+        wall_seconds,
+        cpu_seconds,
+        simulated_seconds,
+        events: r.events,
+        data_packet_hops: r.data_packet_hops,
+        all_packet_hops: r.packet_hops,
+        peak_live_packets: r.peak_packets,
+        drops: r.links.iter().map(|l| l.drops).sum(),
+        marks: r.links.iter().map(|l| l.marks).sum(),
+        mean_goodput: if simulated_seconds > 0.0 {
+            delivered as f64 * 8.0 / simulated_seconds / flows.len() as f64
+        } else {
+            0.0
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yardstick_is_a_permutation_and_runs() {
+        let (topo, flows, cfg) = htsim_yardstick(4, 7).unwrap();
+        assert_eq!(flows.len(), 16);
+        let mut dsts: Vec<_> = flows.iter().map(|f| f.dst).collect();
+        dsts.sort();
+        dsts.dedup();
+        assert_eq!(dsts.len(), 16, "every host receives exactly one flow");
+        assert!(flows.iter().all(|f| f.src != f.dst));
+        assert_eq!(cfg.mtu_wire(), Bytes(1500));
+        assert_eq!(topo.num_hosts(), 16);
+        let r = run_yardstick(Time::from_us(200), 4, 7).unwrap();
+        assert_eq!(r.simulated_seconds, 200e-6);
+        assert!(r.data_packet_hops > 0 && r.all_packet_hops > r.data_packet_hops);
+        assert!(r.events > r.all_packet_hops);
+        assert!(r.mean_goodput > 1e9, "{}", r.mean_goodput);
+    }
+}

@@ -1,0 +1,318 @@
+//! Scenario files: one schema for every engine, parsed and validated once.
+//!
+//! A scenario names a topology, a workload, a weight policy and an engine with its parameters:
+//!
+//! ```toml
+//! name = "weighted flows on a fat-tree"
+//! seed = 1
+//! [topology]
+//! kind = "fat_tree"
+//! k = 4
+//! [workload]
+//! kind = "poisson"
+//! cdf = "/path/to/WebSearch_distribution.txt"
+//! load = "60%"
+//! flows = 2000
+//! [weights]
+//! kind = "uniform"
+//! lo = 1
+//! hi = 4
+//! [engine]
+//! kind = "flow"
+//! ```
+//!
+//! Unknown keys are errors; every error names the field path and what was expected
+//! (`workload.load: expected a fraction in (0, 1] such as 0.4 or "40%", got 1.4`). Units are
+//! parsed from strings (`"100Gbps"`, `"1us"`, `"32MB"`, `"40%"`). The Python runner (`fairnet
+//! run`) resolves named size distributions to files before handing the scenario over.
+
+mod run;
+
+pub use run::{run, RunOutput, RunRow};
+
+use crate::engine::flow::FlowSimConfig;
+use crate::engine::packet::PacketConfig;
+use crate::error::{Error, Result};
+use crate::topo::{Topology, TopologySpec};
+use crate::units::{Bytes, Time};
+use crate::workload::{
+    all_to_all_flows, incast_flows, permutation_flows, poisson_flows, FlowSpec, SizeCdf,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{de, Deserialize, Deserializer, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A fraction in (0, 1], written as a number or a percentage string (`"40%"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Fraction(pub f64);
+
+impl<'de> Deserialize<'de> for Fraction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Fraction;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a fraction in (0, 1] such as 0.4 or \"40%\"")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Fraction, E> {
+                if v > 0.0 && v <= 1.0 {
+                    Ok(Fraction(v))
+                } else {
+                    Err(E::custom(format!(
+                        "expected a fraction in (0, 1] such as 0.4 or \"40%\", got {v}"
+                    )))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Fraction, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Fraction, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Fraction, E> {
+                let pct = v
+                    .trim()
+                    .strip_suffix('%')
+                    .and_then(|x| x.trim().parse::<f64>().ok());
+                match pct {
+                    Some(p) => self.visit_f64(p / 100.0),
+                    None => Err(E::custom(format!(
+                        "expected a percentage such as \"40%\", got {v:?}"
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The flows of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    /// Poisson arrivals offering `load` of the hosts' access capacity, sizes from a CDF file.
+    Poisson {
+        /// Flow-size CDF file (relative to the scenario's directory).
+        cdf: PathBuf,
+        /// Offered load, a fraction of the host links' capacity.
+        load: Fraction,
+        /// Number of flows.
+        flows: usize,
+    },
+    /// Every host sends `size` to a distinct host at time 0.
+    Permutation {
+        /// Bytes per flow.
+        size: Bytes,
+    },
+    /// `senders` hosts send `size` to one receiver at `start`.
+    Incast {
+        /// Number of senders.
+        senders: usize,
+        /// Bytes per flow.
+        size: Bytes,
+        /// Start time. Default 0.
+        #[serde(default)]
+        start: Time,
+    },
+    /// Every host sends `size` to every other host at time 0.
+    AllToAll {
+        /// Bytes per flow.
+        size: Bytes,
+    },
+}
+
+/// How flows get their weights.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WeightSpec {
+    /// Every flow has weight `value` (default 1).
+    Constant {
+        /// The weight.
+        value: f64,
+    },
+    /// Weights drawn uniformly from `[lo, hi]`.
+    Uniform {
+        /// Lowest weight (> 0).
+        lo: f64,
+        /// Highest weight.
+        hi: f64,
+    },
+    /// Shortest-flow-first (Söze §5.1): weight = largest size / own size.
+    ShortestFirst,
+    /// All weights 1.
+    #[default]
+    Equal,
+}
+
+/// The engine and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineSpec {
+    /// The flow-level (fluid) engine ([`FlowSimConfig`] fields).
+    Flow(FlowSimConfig),
+    /// The packet-level engine ([`PacketConfig`] fields).
+    Packet(PacketConfig),
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A name for reports. Default "scenario".
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Seed of every random choice (workload, weights, ECMP). Default 1.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// The network.
+    pub topology: TopologySpec,
+    /// The flows.
+    pub workload: WorkloadSpec,
+    /// The weight policy. Default: all weights 1.
+    #[serde(default)]
+    pub weights: WeightSpec,
+    /// The engine.
+    pub engine: EngineSpec,
+    /// Stop the simulation at this time even if flows remain. Default: run to completion (the
+    /// packet engine stops at 10 s of simulated time at the latest).
+    #[serde(default)]
+    pub stop_at: Option<Time>,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn one() -> u64 {
+    1
+}
+
+/// Parses a scenario from JSON; errors name the field path.
+pub fn from_json(text: &str) -> Result<Scenario> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| Error::invalid("scenario", e.to_string()))?;
+    from_value(value)
+}
+
+/// Parses a scenario from TOML; errors name the field path.
+pub fn from_toml(text: &str) -> Result<Scenario> {
+    let value: serde_json::Value =
+        toml::from_str(text).map_err(|e| Error::invalid("scenario", e.message().to_string()))?;
+    from_value(value)
+}
+
+/// Deserializes a scenario document, naming the field of the first error.
+///
+/// serde buffers the sections that are enums tagged by `kind` (topology, workload, weights,
+/// engine), so the path it reports stops at the section. When that happens the culprit is found
+/// by elimination: the key of the section whose removal changes the error is the one at fault.
+pub fn from_value(value: serde_json::Value) -> Result<Scenario> {
+    let first = match serde_path_to_error::deserialize::<_, Scenario>(&value) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    let path = first.path().to_string();
+    let msg = first.inner().to_string();
+    if let Some(serde_json::Value::Object(section)) = value.get(&path) {
+        for key in section.keys().filter(|k| *k != "kind") {
+            let mut trial = value.clone();
+            trial[&path].as_object_mut().unwrap().remove(key);
+            let changed = match serde_path_to_error::deserialize::<_, Scenario>(&trial) {
+                Ok(_) => true,
+                Err(e) => e.inner().to_string() != msg || e.path().to_string() != path,
+            };
+            if changed {
+                return Err(Error::invalid(format!("{path}.{key}"), msg));
+            }
+        }
+    }
+    let at = if path == "." || path.is_empty() {
+        "scenario".to_string()
+    } else {
+        path
+    };
+    Err(Error::invalid(at, msg))
+}
+
+impl Scenario {
+    /// Builds the topology and the flow list; relative paths are taken from `base_dir`.
+    pub fn build(&self, base_dir: &Path) -> Result<(Topology, Vec<FlowSpec>)> {
+        let topo = self
+            .topology
+            .build_relative_to(base_dir)
+            .map_err(|e| prefix("topology", e))?;
+        let hosts = topo.hosts().to_vec();
+        let mut flows = match &self.workload {
+            WorkloadSpec::Poisson { cdf, load, flows } => {
+                let cdf = SizeCdf::from_file(&base_dir.join(cdf))
+                    .map_err(|e| prefix("workload.cdf", e))?;
+                let host = *hosts
+                    .first()
+                    .ok_or_else(|| Error::invalid("topology", "has no hosts"))?;
+                let rate = topo.link(topo.out_links(host)[0]).capacity;
+                poisson_flows(&hosts, rate, load.0, &cdf, *flows, self.seed)
+            }
+            WorkloadSpec::Permutation { size } => permutation_flows(&hosts, *size, self.seed),
+            WorkloadSpec::Incast {
+                senders,
+                size,
+                start,
+            } => incast_flows(&hosts, *senders, *size, *start, self.seed),
+            WorkloadSpec::AllToAll { size } => Ok(all_to_all_flows(&hosts, *size, Time::ZERO)),
+        }
+        .map_err(|e| prefix("workload", e))?;
+        self.assign_weights(&mut flows)?;
+        Ok((topo, flows))
+    }
+
+    fn assign_weights(&self, flows: &mut [FlowSpec]) -> Result<()> {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed ^ 0x77e1_6475);
+        match self.weights {
+            WeightSpec::Equal => {}
+            WeightSpec::Constant { value } => {
+                if !(value.is_finite() && value > 0.0) {
+                    return Err(Error::invalid(
+                        "weights.value",
+                        format!("expected a positive number, got {value}"),
+                    ));
+                }
+                flows.iter_mut().for_each(|f| f.weight = value);
+            }
+            WeightSpec::Uniform { lo, hi } => {
+                if !(lo > 0.0 && lo <= hi && hi.is_finite()) {
+                    return Err(Error::invalid(
+                        "weights",
+                        format!("expected 0 < lo <= hi, got lo = {lo}, hi = {hi}"),
+                    ));
+                }
+                flows
+                    .iter_mut()
+                    .for_each(|f| f.weight = if lo == hi { lo } else { rng.gen_range(lo..hi) });
+            }
+            WeightSpec::ShortestFirst => {
+                let max = flows.iter().map(|f| f.size.0).max().unwrap_or(1) as f64;
+                flows
+                    .iter_mut()
+                    .for_each(|f| f.weight = max / f.size.0.max(1) as f64);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Re-roots a builder's error at the scenario section it came from: the builder names its own
+/// spec (`fat_tree.k`, `load`), the user wrote `topology.k`, `workload.load`.
+fn prefix(section: &str, e: Error) -> Error {
+    match e {
+        Error::Invalid { at, msg } if at.starts_with(section) => Error::Invalid { at, msg },
+        Error::Invalid { at, msg } => {
+            let field = at.split_once('.').map_or(at.as_str(), |(_, rest)| rest);
+            Error::invalid(format!("{section}.{field}"), msg)
+        }
+        Error::Io { path, msg } => Error::invalid(section, format!("{path}: {msg}")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,143 @@
+//! Scenario parsing, validation messages, building and running.
+
+use super::*;
+use crate::alloc::{check, solve, Problem, ProblemInput};
+
+fn cdf_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/fairnet/data/flow-size-cdf")
+}
+
+const FLOW_SCENARIO: &str = r#"
+name = "small"
+seed = 3
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "poisson"
+cdf = "WebSearch_distribution.txt"
+load = "50%"
+flows = 300
+[weights]
+kind = "uniform"
+lo = 1
+hi = 4
+[engine]
+kind = "flow"
+"#;
+
+fn err(text: &str) -> String {
+    from_toml(text).unwrap_err().to_string()
+}
+
+#[test]
+fn errors_name_the_field_path() {
+    let bad_load = FLOW_SCENARIO.replace("\"50%\"", "1.4");
+    assert_eq!(
+        err(&bad_load),
+        "workload.load: expected a fraction in (0, 1] such as 0.4 or \"40%\", got 1.4"
+    );
+    let unknown = FLOW_SCENARIO.replace("flows = 300", "flows = 300\ncolour = 1");
+    assert!(
+        err(&unknown).starts_with("workload.colour: unknown field `colour`"),
+        "{}",
+        err(&unknown)
+    );
+    let bad_rate = FLOW_SCENARIO.replace("k = 4", "k = 4\nhost_rate = \"fast\"");
+    assert!(
+        err(&bad_rate).starts_with("topology.host_rate: expected a rate"),
+        "{}",
+        err(&bad_rate)
+    );
+    let bad_engine = FLOW_SCENARIO.replace("kind = \"flow\"", "kind = \"flow\"\nmtu = \"big\"");
+    assert!(
+        err(&bad_engine).starts_with("engine.mtu"),
+        "{}",
+        err(&bad_engine)
+    );
+    let no_engine = FLOW_SCENARIO.replace("[engine]\nkind = \"flow\"", "");
+    assert!(
+        err(&no_engine).contains("missing field `engine`"),
+        "{}",
+        err(&no_engine)
+    );
+    let bad_k = FLOW_SCENARIO.replace("k = 4", "k = 5");
+    let s = from_toml(&bad_k).unwrap();
+    assert_eq!(
+        s.build(&cdf_dir()).unwrap_err().to_string(),
+        "topology.k: must be an even number >= 4, got 5"
+    );
+}
+
+#[test]
+fn json_and_toml_give_the_same_scenario() {
+    let s = from_toml(FLOW_SCENARIO).unwrap();
+    let j = serde_json::to_string(&s).unwrap();
+    assert_eq!(from_json(&j).unwrap(), s);
+}
+
+#[test]
+fn flow_scenario_runs_at_the_oracle_rates() {
+    // With every flow started at once and no departures, the fluid engine's first rates are the
+    // oracle's: check them through a 1 ns horizon against a separate solve.
+    let s = from_toml(&FLOW_SCENARIO.replace(
+        "kind = \"flow\"",
+        "kind = \"flow\"\nrate_interval = \"1ns\"",
+    ))
+    .unwrap();
+    let (topo, flows) = s.build(&cdf_dir()).unwrap();
+    assert_eq!(flows.len(), 300);
+    assert!(flows.iter().all(|f| (1.0..4.0).contains(&f.weight)));
+    let out = run(&s, &topo, &flows).unwrap();
+    assert!(out.complete && out.rows.iter().all(|r| r.end.is_some()));
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.end.unwrap() - r.start >= r.ideal_fct));
+    // Same scenario twice: identical rows.
+    assert_eq!(run(&s, &topo, &flows).unwrap().rows, out.rows);
+}
+
+#[test]
+fn packet_scenario_runs_dctcp_to_completion() {
+    let text = r#"
+[topology]
+kind = "dumbbell"
+n_pairs = 2
+[workload]
+kind = "permutation"
+size = "200KB"
+[engine]
+kind = "packet"
+transport = "dctcp"
+"#;
+    let s = from_toml(text).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    assert_eq!(out.engine, "packet");
+    assert!(out.complete, "all flows finish");
+    for r in &out.rows {
+        let fct = r.end.unwrap() - r.start;
+        assert!(fct >= r.ideal_fct, "fct {fct} below ideal {}", r.ideal_fct);
+    }
+}
+
+#[test]
+fn shortest_first_weights_are_inverse_sizes() {
+    let text = FLOW_SCENARIO.replace(
+        "kind = \"uniform\"\nlo = 1\nhi = 4",
+        "kind = \"shortest_first\"",
+    );
+    let s = from_toml(&text).unwrap();
+    let (_, flows) = s.build(&cdf_dir()).unwrap();
+    let max = flows.iter().map(|f| f.size.0).max().unwrap() as f64;
+    for f in &flows {
+        assert!((f.weight - max / f.size.0 as f64).abs() < 1e-9);
+    }
+    // Weighted shares on one link follow the weights: check with the oracle.
+    let paths: Vec<Vec<u32>> = flows.iter().take(3).map(|_| vec![0]).collect();
+    let mut i = ProblemInput::from_paths(vec![1e9], &paths);
+    i.weights = Some(flows.iter().take(3).map(|f| f.weight).collect());
+    let p = Problem::new(i).unwrap();
+    assert!(check(&p, &solve(&p).rates).ok);
+}
