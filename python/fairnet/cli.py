@@ -174,6 +174,41 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
         sys.exit(1)
 
 
+@cli.command("run")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output directory (default: results/<scenario file name>).",
+)
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override a scenario field, e.g. --set workload.load=0.8 (repeatable).",
+)
+def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...]) -> None:
+    """Run a scenario file: Parquet flow table, summary.json, plots and report.html."""
+    from fairnet.report import console
+    from fairnet.runner import run_scenario
+
+    outdir = output if output is not None else Path("results") / scenario.stem
+    summary = run_scenario(scenario, outdir, overrides)
+    sd = summary["slowdown"]
+    console.print(
+        f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "
+        f"finished in {summary['simulated_seconds'] * 1e3:.3f} ms simulated, "
+        f"{summary['wall_seconds']:.2f} s wall; "
+        f"median slowdown {sd['median']:.2f}, p99 {sd['p99']:.2f}"
+        if summary["finished"]
+        else f"{summary['engine']} engine: no flow finished"
+    )
+    console.print(f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html)")
+
+
 def _parse_value(text: str) -> object:
     for cast in (int, float):
         try:

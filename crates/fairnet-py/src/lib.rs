@@ -12,6 +12,7 @@ use pyo3::types::PyDict;
 
 mod flow;
 mod packet;
+mod scenario;
 mod workload;
 
 fn value_error(e: fairnet::Error) -> PyErr {
@@ -256,5 +257,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     workload::register(m)?;
     flow::register(m)?;
     packet::register(m)?;
+    scenario::register(m)?;
     Ok(())
 }
