@@ -29,7 +29,8 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _time_allocation(k: int, n_flows: int, seed: int, repeat: int) -> dict:
+def time_allocation(k: int, n_flows: int, seed: int, repeat: int) -> dict:
+    """Best-of-`repeat` oracle time on `n_flows` random flows on a k-ary fat-tree, checked."""
     spec = workload.fat_tree_problem(k, n_flows, seed=seed)
     best_total = best_solve = float("inf")
     result = None
@@ -58,7 +59,7 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
     """Runs the oracle benchmark and prints its tables. Returns the rows."""
     console.print(f"fairnet {_core.__version__} oracle benchmark (best of 3, one core)")
     rows = []
-    head = _time_allocation(16, 100_000 if quick else 1_000_000, seed, 3)
+    head = time_allocation(16, 100_000 if quick else 1_000_000, seed, 3)
     rss = _peak_rss_mib()
     rows.append(head)
     console.print(
@@ -88,7 +89,7 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
         ):
             t.add_column(col, justify="right")
         for k, n in series:
-            r = head if (k, n) == (16, head["flows"]) else _time_allocation(k, n, seed, 3)
+            r = head if (k, n) == (16, head["flows"]) else time_allocation(k, n, seed, 3)
             rows.append(r)
             paper = SOZE_FIG19B.get(n) if k == 16 else None
             t.add_row(

@@ -209,6 +209,78 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...]) -> 
     console.print(f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html)")
 
 
+@cli.command("sweep")
+@click.argument("sweep_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output directory (default: results/<sweep file name>).",
+)
+@click.option("--workers", type=int, default=None, help="Local worker processes (default: cores).")
+@click.option("--ray", "ray_address", default=None, help="Run on this Ray cluster (or 'local').")
+def sweep_cmd(
+    sweep_file: Path, output: Path | None, workers: int | None, ray_address: str | None
+) -> None:
+    """Run a sweep (a grid or points of a scenario, times seeds) into one sweep.parquet."""
+    from fairnet.report import console
+    from fairnet.sweep import run_sweep
+
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers: expected a positive count, got {workers}")
+    outdir = output if output is not None else Path("results") / sweep_file.stem
+    o = run_sweep(sweep_file, outdir, workers=workers, ray_address=ray_address)
+    console.print(
+        f"sweep: {o.total} runs: {o.ran} ran, {o.skipped} already done, "
+        f"{len(o.errors)} bad, {len(o.failed)} failed; wrote {o.table}"
+    )
+    if o.failed:
+        sys.exit(1)
+
+
+@cli.group()
+def paper() -> None:
+    """Reproductions of published figures (the paper registry)."""
+
+
+@paper.command("list")
+def paper_list() -> None:
+    """List the registry: name, paper and figure, title."""
+    from fairnet.paper import REGISTRY
+
+    for e in REGISTRY.values():
+        click.echo(f"{e.name:<12} {e.paper}, {e.figure}: {e.title}")
+
+
+@paper.command("run")
+@click.argument("name")
+@click.option(
+    "--scale",
+    type=click.Choice(["smoke", "full"]),
+    default="smoke",
+    show_default=True,
+    help="smoke: seconds (CI); full: the paper's scale.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output directory (default: results/paper/<name>).",
+)
+def paper_run(name: str, scale: str, output: Path | None) -> None:
+    """Run one reproduction: a plot mirroring the figure, results.json, and a table of the
+    paper's numbers beside ours."""
+    from fairnet.paper import get
+    from fairnet.report import console
+
+    entry = get(name)
+    outdir = output if output is not None else Path("results") / "paper" / name
+    result = entry.run(scale, outdir, console)
+    console.print(f"wrote {', '.join(str(p) for p in result.files)}")
+
+
 def _parse_value(text: str) -> object:
     for cast in (int, float):
         try:

@@ -1,4 +1,4 @@
-"""``fairnet run``: from a scenario file to Parquet tables, a summary, plots and a report.
+"""``fairnet run`` and ``fairnet.run``: a scenario to Parquet tables, a summary, plots and a report.
 
 Output directory layout:
 
@@ -14,16 +14,23 @@ Output directory layout:
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fairnet import _core
 from fairnet.errors import InputError
 from fairnet.flowsim import CDF_FILES, cdf_path
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
 
 #: Flow-size bins of the summary and plots (bytes): the HPCC/pFabric convention.
 SIZE_BINS = [
@@ -34,33 +41,72 @@ SIZE_BINS = [
 ]
 
 
-def load_scenario(path: Path, overrides: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Reads a TOML scenario and applies ``key.path=value`` overrides (values in TOML syntax)."""
+Overrides = Sequence[str] | Mapping[str, Any]
+
+
+def set_field(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Sets the dotted field ``key`` (e.g. ``workload.load``) of ``doc``, creating tables."""
+    node = doc
+    parts = key.split(".")
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+        if not isinstance(node, dict):
+            raise InputError(f"--set {key}: {p} is not a table")
+    node[parts[-1]] = value
+
+
+def _parse_override(item: str) -> tuple[str, Any]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key:
+        raise InputError(f"--set: expected KEY.PATH=VALUE, got {item!r}")
     try:
-        doc = tomllib.loads(path.read_text())
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare word is a string
+    return key, value
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Reads a TOML file; a missing or malformed file is an :class:`InputError`."""
+    try:
+        return tomllib.loads(path.read_text())
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: invalid TOML: {e}") from None
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise InputError(f"--set: expected KEY.PATH=VALUE, got {item!r}")
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw  # a bare word is a string
-        node = doc
-        parts = key.split(".")
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
-            if not isinstance(node, dict):
-                raise InputError(f"--set {key}: {p} is not a table")
-        node[parts[-1]] = value
+
+
+def apply_overrides(doc: dict[str, Any], overrides: Overrides = ()) -> dict[str, Any]:
+    """Returns a copy of ``doc`` with overrides applied: ``"key.path=value"`` strings (values in
+    TOML syntax) or a mapping from dotted field path to value."""
+    doc = copy.deepcopy(doc)
+    items = (
+        list(overrides.items())
+        if isinstance(overrides, Mapping)
+        else [_parse_override(o) for o in overrides]
+    )
+    for key, value in items:
+        set_field(doc, key, value)
     workload = doc.get("workload")
     if isinstance(workload, dict) and workload.get("cdf") in CDF_FILES:
         workload["cdf"] = cdf_path(workload["cdf"])
     return doc
+
+
+def load_scenario(path: Path, overrides: Overrides = ()) -> dict[str, Any]:
+    """Reads a TOML scenario and applies overrides (see :func:`apply_overrides`)."""
+    return apply_overrides(read_toml(path), overrides)
+
+
+def prepare(
+    scenario: str | Path | Mapping[str, Any], overrides: Overrides = ()
+) -> tuple[dict[str, Any], Path]:
+    """The scenario document to run (overrides applied) and the directory its relative file
+    paths are resolved against (the scenario file's, or the working directory for a dict)."""
+    if isinstance(scenario, Mapping):
+        return apply_overrides(dict(scenario), overrides), Path.cwd()
+    path = Path(scenario)
+    return load_scenario(path, overrides), path.resolve().parent
 
 
 def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
@@ -151,13 +197,58 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 """
 
 
-def run_scenario(path: Path, outdir: Path, overrides: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Runs the scenario at ``path`` and writes every output into ``outdir``."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+@dataclass
+class Results:
+    """The outcome of one run: the flow table, the summary and the resolved scenario."""
 
-    doc = load_scenario(path, overrides)
-    out = dict(_core.run_scenario(json.dumps(doc), str(path.resolve().parent)))
+    flows_arrow: pa.Table
+    summary: dict[str, Any]
+    scenario: dict[str, Any]
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """The flow table as a polars DataFrame (one row per flow)."""
+        import polars as pl
+
+        return pl.from_arrow(self.flows_arrow)  # type: ignore[return-value]
+
+    def write(self, outdir: str | Path) -> Path:
+        """Writes scenario.json, flows.parquet, summary.json, plots and report.html."""
+        import pyarrow.parquet as pq
+
+        outdir = Path(outdir)
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / "scenario.json").write_text(json.dumps(self.scenario, indent=1) + "\n")
+        pq.write_table(self.flows_arrow, outdir / "flows.parquet")
+        png = None
+        if self.summary["finished"]:
+            png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
+        (outdir / "report.html").write_text(_report(self.summary, self.scenario, png))
+        # Last: a directory with summary.json holds a finished run (sweeps rely on this).
+        (outdir / "summary.json").write_text(json.dumps(self.summary, indent=1) + "\n")
+        return outdir
+
+
+def run(
+    scenario: str | Path | Mapping[str, Any],
+    *,
+    overrides: Overrides = (),
+    output: str | Path | None = None,
+) -> Results:
+    """Runs a scenario (a TOML file's path, or a dict of the same structure) and returns its
+    :class:`Results`; with ``output`` also writes every output file there."""
+    doc, base_dir = prepare(scenario, overrides)
+    results = run_document(doc, base_dir)
+    if output is not None:
+        results.write(output)
+    return results
+
+
+def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
+    """Runs a prepared scenario document (see :func:`prepare`); nothing is written."""
+    import pyarrow as pa
+
+    out = dict(_core.run_scenario(json.dumps(doc), str(base_dir)))
     resolved = json.loads(out.pop("resolved"))
     cols = {
         k: out.pop(k)
@@ -166,9 +257,6 @@ def run_scenario(path: Path, outdir: Path, overrides: tuple[str, ...] = ()) -> d
     finished = cols["end_ps"] >= 0
     cols["fct_s"] = np.where(finished, (cols["end_ps"] - cols["start_ps"]) / 1e12, np.nan)
     cols["ideal_fct_s"] = cols["ideal_fct_ps"] / 1e12
-    summary = _summary(cols, out)
-    outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "scenario.json").write_text(json.dumps(resolved, indent=1) + "\n")
     table = pa.table(
         {
             "flow": np.arange(len(finished)),
@@ -184,10 +272,9 @@ def run_scenario(path: Path, outdir: Path, overrides: tuple[str, ...] = ()) -> d
             "slowdown": cols["fct_s"] / cols["ideal_fct_s"],
         }
     )
-    pq.write_table(table, outdir / "flows.parquet")
-    (outdir / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    png = None
-    if summary["finished"]:
-        png = _plot(summary, outdir, resolved.get("name", "scenario"))[0]
-    (outdir / "report.html").write_text(_report(summary, resolved, png))
-    return summary
+    return Results(flows_arrow=table, summary=_summary(cols, out), scenario=resolved)
+
+
+def run_scenario(path: Path, outdir: Path, overrides: Overrides = ()) -> dict[str, Any]:
+    """Runs the scenario at ``path``, writes every output into ``outdir``; returns the summary."""
+    return run(path, overrides=overrides, output=outdir).summary

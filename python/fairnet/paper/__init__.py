@@ -1,0 +1,30 @@
+"""The paper registry: reproductions of published figures, each at a fast ``smoke`` scale (CI)
+and the paper's ``full`` scale.
+
+Each entry is one module holding an :class:`Entry`: a title, the paper and figure it reproduces,
+what each scale runs, and a run function that writes a plot mirroring the paper's figure (PNG and
+SVG) and ``results.json``, and prints a table with the paper's own numbers beside ours.
+"""
+
+from __future__ import annotations
+
+from fairnet.errors import InputError
+from fairnet.paper.entry import SCALES, Entry, PaperResult
+from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
+from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
+
+#: Every reproduction, by name.
+REGISTRY: dict[str, Entry] = {e.name: e for e in (SOZE_FIG19, SPERC_FIG2)}
+
+
+def get(name: str) -> Entry:
+    """The entry called ``name``; an unknown name is an :class:`InputError` listing the names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InputError(
+            f"paper: no entry {name!r}; known: {', '.join(sorted(REGISTRY))}"
+        ) from None
+
+
+__all__ = ["REGISTRY", "SCALES", "Entry", "PaperResult", "get"]

@@ -1,0 +1,62 @@
+"""The paper registry: every entry runs at smoke scale and prints the paper's numbers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from fairnet.errors import InputError
+from fairnet.paper import REGISTRY, get
+
+FAIRNET = [sys.executable, "-m", "fairnet.cli"]
+
+
+def test_list_names_every_entry() -> None:
+    r = subprocess.run([*FAIRNET, "paper", "list"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for name in ("soze-fig19", "sperc-fig2"):
+        assert name in r.stdout
+    for e in REGISTRY.values():
+        assert e.title and e.paper and e.figure and set(e.scales) == {"smoke", "full"}
+
+
+def test_sperc_fig2_matches_the_paper(tmp_path: Path) -> None:
+    # s-PERC §2.1: flow 2 is bottlenecked at l12 (12 Gb/s); flow 1 then gets the rest of l30,
+    # 30 - 12 = 18 Gb/s; l20 keeps 2 Gb/s spare.
+    r = subprocess.run(
+        [*FAIRNET, "paper", "run", "sperc-fig2", "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "18 Gb/s" in r.stdout and "12 Gb/s" in r.stdout
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    for row in rows:
+        assert row["rate_gbps"] == pytest.approx(row["paper_rate_gbps"], rel=1e-9)
+        assert row["bottleneck"] == row["paper_bottleneck"]
+    assert (tmp_path / "sperc-fig2.png").exists() and (tmp_path / "sperc-fig2.svg").exists()
+
+
+def test_soze_fig19_smoke(tmp_path: Path) -> None:
+    console = Console(record=True, width=132)
+    result = get("soze-fig19").run("smoke", tmp_path, console)
+    a = [r for r in result.rows if r["panel"] == "a"]
+    b = [r for r in result.rows if r["panel"] == "b"]
+    assert [r["k"] for r in a] == [4, 8, 12, 16] and {r["flows"] for r in a} == {10_000}
+    assert [r["flows"] for r in b] == [10, 100, 1_000, 10_000] and {r["k"] for r in b} == {16}
+    assert all(r["check"] for r in result.rows)  # every allocation verified independently
+    assert b[0]["paper_s"] == pytest.approx(1.81e-3)  # the paper's own number, beside ours
+    assert "1.81 ms" in console.export_text()
+    assert (tmp_path / "soze-fig19.png").exists()
+
+
+def test_unknown_entry_and_scale() -> None:
+    with pytest.raises(InputError, match="no entry 'nope'; known: soze-fig19, sperc-fig2"):
+        get("nope")
+    with pytest.raises(InputError, match="--scale"):
+        get("sperc-fig2").run("huge", Path("unused"))
