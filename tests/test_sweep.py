@@ -121,3 +121,19 @@ def test_ray_local(tmp_path: Path) -> None:
     outcome = run_sweep(path, tmp_path / "o", ray_address="local")
     assert outcome.ran == 4
     assert pl.read_parquet(tmp_path / "o" / "sweep.parquet").height == 4
+
+
+def test_run_key_is_the_resolved_scenario() -> None:
+    # Writing a default out explicitly (seed = 1, weights = equal) names the same run; a real
+    # change does not.
+    from fairnet.sweep import _key
+
+    base = {
+        "topology": {"kind": "star", "n_hosts": 4},
+        "workload": {"kind": "permutation", "size": "1MB"},
+        "engine": {"kind": "flow"},
+    }
+    explicit = base | {"seed": 1, "weights": {"kind": "equal"}}
+    other = base | {"seed": 2}
+    assert _key(base, Path(".")) == _key(explicit, Path("."))
+    assert _key(base, Path(".")) != _key(other, Path("."))

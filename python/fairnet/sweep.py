@@ -34,6 +34,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from fairnet import _core
 from fairnet.errors import InputError
 from fairnet.runner import SIZE_BINS, prepare, read_toml, run_document
 
@@ -116,7 +117,14 @@ def load_sweep(path: Path) -> Sweep:
 
 
 def _key(doc: Mapping[str, Any], base_dir: Path) -> str:
-    canon = json.dumps({"scenario": doc, "base_dir": str(base_dir)}, sort_keys=True)
+    # Hash the resolved scenario (every default filled in), so that writing a default out
+    # explicitly names the same run. A point that does not validate keeps its raw form; it is
+    # reported as bad when it runs.
+    try:
+        resolved: Any = json.loads(_core.resolve_scenario(json.dumps(doc)))
+    except ValueError:
+        resolved = doc
+    canon = json.dumps({"scenario": resolved, "base_dir": str(base_dir)}, sort_keys=True)
     return hashlib.sha256(canon.encode()).hexdigest()[:16]
 
 

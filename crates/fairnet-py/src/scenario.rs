@@ -57,8 +57,17 @@ fn run_scenario<'py>(
     Ok(d)
 }
 
+/// Validates a scenario given as JSON and returns it with every default filled in (as JSON),
+/// without building or running anything.
+#[pyfunction]
+fn resolve_scenario(scenario_json: &str) -> PyResult<String> {
+    let s = scenario::from_json(scenario_json).map_err(value_error)?;
+    serde_json::to_string(&s).map_err(value_error)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     Ok(())
 }

@@ -86,7 +86,14 @@ pub struct IncrementalAllocator {
     changed: Vec<Slot>,
     scratch: Vec<(f64, f64, f64)>,
     stats: IncrementalStats,
+    /// Updates still to be done by a full solve after fallbacks (see [`Self::update`]).
+    skip: u32,
+    /// Length of the next run of full solves after a fallback (doubles up to `MAX_BACKOFF`).
+    backoff: u32,
 }
+
+/// Longest run of full solves taken after repeated fallbacks before trying incrementally again.
+const MAX_BACKOFF: u32 = 64;
 
 impl IncrementalAllocator {
     /// An allocator over links with the given capacities (bits/s) and no flows.
@@ -104,6 +111,8 @@ impl IncrementalAllocator {
             changed: Vec::new(),
             scratch: Vec::new(),
             stats: IncrementalStats::default(),
+            skip: 0,
+            backoff: 0,
         }
     }
 
@@ -213,16 +222,27 @@ impl IncrementalAllocator {
 
     /// Brings all rates up to date after the changes made since the last call; returns the
     /// slots of the active flows whose rate changed.
+    ///
+    /// When updates keep falling back to a full solve (changes that spread through the whole
+    /// fabric), the partial work before each fallback is wasted; after a fallback the next
+    /// updates go straight to a full solve, for a run that doubles with every further fallback
+    /// (up to `MAX_BACKOFF` updates) and resets when an incremental update succeeds.
     pub fn update(&mut self) -> &[Slot] {
+        if self.skip > 0 && !self.worklist.is_empty() {
+            self.skip -= 1;
+            self.recompute_all();
+        }
         // Work counts flows scanned: a full solve scans every active flow's path a few times.
         let budget = WORK_BUDGET_FACTOR * self.num_flows() + WORK_BUDGET_BASE;
         let mut work = 0usize;
         let mut links = 0u64;
+        let mut fell_back = false;
         while let Some((_, l)) = self.worklist.pop() {
             work += self.link_flows[l].len() + 1;
             links += 1;
             if work > budget {
                 self.recompute_all();
+                fell_back = true;
                 break;
             }
             let new = self.local_level(l);
@@ -261,6 +281,12 @@ impl IncrementalAllocator {
             }
         }
         self.stats.link_updates += links;
+        if fell_back {
+            self.backoff = (self.backoff * 2).clamp(1, MAX_BACKOFF);
+            self.skip = self.backoff;
+        } else if links > 0 {
+            self.backoff = 0;
+        }
         self.changed.clear();
         for i in 0..self.touched_flows.len() {
             let f = self.touched_flows[i];

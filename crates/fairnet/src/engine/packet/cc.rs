@@ -71,6 +71,8 @@ pub enum CcImpl {
     Dctcp(super::dctcp::Dctcp),
     /// [`super::dctcp::Reno`].
     Reno(super::dctcp::Reno),
+    /// [`super::cubic::Cubic`].
+    Cubic(super::cubic::Cubic),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -80,6 +82,7 @@ macro_rules! dispatch {
         match $self {
             CcImpl::Dctcp($c) => $e,
             CcImpl::Reno($c) => $e,
+            CcImpl::Cubic($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

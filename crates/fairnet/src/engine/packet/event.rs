@@ -36,6 +36,9 @@ pub enum Event {
     HostWake(u32),
     /// The retransmission timer of flow `0` may have expired (checked against its deadline).
     Rto(u32),
+    /// The delayed-ACK timer of flow `0`'s receiver may have expired (checked against its
+    /// deadline, as `Rto`).
+    DelAck(u32),
 }
 
 /// A heap entry: 24 bytes, the event packed into one word (see [`Entry::pack`]).
@@ -67,6 +70,7 @@ impl Entry {
             Event::PortFree(p) => (2, p),
             Event::HostWake(h) => (3, h),
             Event::Rto(f) => (4, f),
+            Event::DelAck(f) => (5, f),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -79,7 +83,8 @@ impl Entry {
             1 => Event::Arrive(lo),
             2 => Event::PortFree(lo),
             3 => Event::HostWake(lo),
-            _ => Event::Rto(lo),
+            4 => Event::Rto(lo),
+            _ => Event::DelAck(lo),
         }
     }
 }

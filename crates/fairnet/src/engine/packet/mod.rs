@@ -4,7 +4,7 @@
 //! packets referenced by `u32` ([`pkt`]), output-queued switches whose egress ports each
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
 //! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with DCTCP and
-//! NewReno windows ([`dctcp`]), UDP at a constant bit rate ([`udp`]), and records with a byte
+//! NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), UDP at a constant bit rate ([`udp`]), and records with a byte
 //! conservation check ([`records`]). [`PacketSim`] runs it all.
 //!
 //! Four extension points let later systems plug in without editing the engine:
@@ -15,6 +15,7 @@
 pub mod bench;
 pub mod cc;
 pub mod config;
+pub mod cubic;
 pub mod dctcp;
 pub mod event;
 pub mod host;
@@ -33,6 +34,7 @@ mod tests;
 
 pub use cc::{AckInfo, CcImpl, CongestionControl};
 pub use config::{PacketConfig, RoutingMode, TcpConfig, TransportKind};
+pub use cubic::Cubic;
 pub use dctcp::{Dctcp, Reno};
 pub use host::HostShim;
 pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};

@@ -20,6 +20,7 @@
 
 use super::cc::{CcImpl, CongestionControl};
 use super::config::{PacketConfig, RoutingMode, TransportKind};
+use super::cubic::Cubic;
 use super::dctcp::{Dctcp, Reno};
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
@@ -63,6 +64,38 @@ struct FlowState {
     finished: bool,
     end: Option<Time>,
     rto_event_at: u64,
+    delack: DelAck,
+}
+
+/// A receiver's delayed-ACK state (used only with [`super::config::TcpConfig::delayed_ack`]).
+#[derive(Clone, Copy, Debug)]
+struct DelAck {
+    /// In-order segments received and not yet acknowledged (0 or 1).
+    pending: u32,
+    /// CE state of the pending segments (DCTCP's two-state machine).
+    ce: bool,
+    /// Timestamp of the earliest pending segment: RFC 7323 §4.3 echoes the earliest
+    /// unacknowledged segment's timestamp, so delaying the ACK shows in the RTT sample.
+    ts: Time,
+    /// `max_qdelay` of the pending segment, echoed.
+    qdelay: Time,
+    /// When the pending segment must be acknowledged.
+    deadline: u64,
+    /// Time of the pending `DelAck` event (`u64::MAX`: none).
+    event_at: u64,
+}
+
+impl Default for DelAck {
+    fn default() -> DelAck {
+        DelAck {
+            pending: 0,
+            ce: false,
+            ts: Time::ZERO,
+            qdelay: Time::ZERO,
+            deadline: u64::MAX,
+            event_at: u64::MAX,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -287,6 +320,7 @@ impl PacketSim {
                             CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g))
                         }
                         TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
+                        TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
                         _ => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
                     };
                     let mut s = TcpSender::new(f.size, tcp_params, cc);
@@ -309,6 +343,7 @@ impl PacketSim {
                 finished: false,
                 end: None,
                 rto_event_at: u64::MAX,
+                delack: DelAck::default(),
             });
         }
 
@@ -507,6 +542,7 @@ impl PacketSim {
                 self.activate(now, f);
             }
             Event::Rto(f) => self.on_rto_event(now, f),
+            Event::DelAck(f) => self.on_delack_event(now, f),
         }
     }
 
@@ -794,43 +830,135 @@ impl PacketSim {
                 self.pool.release(id);
             }
             Receiver::Tcp(r) => {
+                let prev = r.rcv_nxt();
                 let cum = r.on_data(pkt.seq, pkt.payload as u64);
-                if cum >= fl.spec.size.0 && fl.end.is_none() {
+                let size = fl.spec.size.0;
+                if cum >= size && fl.end.is_none() {
                     fl.end = Some(Time(now));
                 }
-                self.spray_ctr += 1;
-                // Reuse the data packet's slot for its ACK.
-                let ack = self.pool.get_mut(id);
-                *ack = Packet {
-                    kind: PacketKind::Ack,
-                    flow: pkt.flow,
-                    src: pkt.dst,
-                    dst: pkt.src,
-                    seq: cum,
-                    payload: 0,
-                    wire: self.header as u32,
-                    ecn: Ecn::NotEct,
-                    ece: pkt.ecn == Ecn::Ce,
-                    priority: pkt.priority,
-                    retransmit: false,
-                    max_qdelay: pkt.max_qdelay,
-                    ts: pkt.ts,
-                    window: u64::MAX,
-                    // The slot's INT records stay in place: the ACK echoes them.
-                    int_len: pkt.int_len,
-                    route: fl.route_ack,
-                    hop: 0,
-                    live: true,
-                    enq_at: Time(now),
-                    spray_key: self.spray_ctr,
-                };
-                if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
-                    shim.on_egress(ack, Time(now));
+                let ce = pkt.ecn == Ecn::Ce;
+                let mut echo = (pkt.ts, pkt.max_qdelay);
+                if self.cfg.tcp.delayed_ack {
+                    let in_order = pkt.seq == prev && cum == prev + pkt.payload as u64;
+                    let d = fl.delack;
+                    if !in_order || cum >= size {
+                        // RFC 5681 §4.2: out-of-order data and data filling a hole are
+                        // acknowledged at once; so is the last byte (the flow's FCT ends there).
+                        fl.delack.pending = 0;
+                    } else {
+                        if d.pending > 0 && d.ce != ce {
+                            // DCTCP §3.1: the CE state changed; acknowledge the pending segment
+                            // at once with its own ECE, then start over in the new state.
+                            fl.delack.pending = 0;
+                            let nid = self.pool.alloc(Packet::default());
+                            self.send_ack(now, nid, f, prev, d.ce, (d.ts, d.qdelay), 0, h, node);
+                        }
+                        let d = &mut self.flows[f as usize].delack;
+                        if d.pending == 0 {
+                            // First segment: hold the ACK until a second one or the timeout.
+                            *d = DelAck {
+                                pending: 1,
+                                ce,
+                                ts: pkt.ts,
+                                qdelay: pkt.max_qdelay,
+                                deadline: now + self.cfg.tcp.delayed_ack_timeout.0,
+                                event_at: d.event_at,
+                            };
+                            if d.event_at == u64::MAX {
+                                d.event_at = d.deadline;
+                                self.events.push(Time(d.deadline), Event::DelAck(f));
+                            }
+                            self.pool.release(id);
+                            return;
+                        }
+                        // Second segment: one ACK for both, echoing the earlier timestamp.
+                        d.pending = 0;
+                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay));
+                    }
                 }
-                self.c.sent += ack.wire as u64;
-                self.forward(now, id, node);
+                self.send_ack(now, id, f, cum, ce, echo, pkt.int_len, h, node);
             }
         }
+    }
+
+    /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp and
+    /// `max_qdelay`, `int_len` INT records already in the slot) and sends it from the
+    /// receiver's host `h` at `node`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn send_ack(
+        &mut self,
+        now: u64,
+        id: PacketId,
+        f: u32,
+        cum: u64,
+        ece: bool,
+        echo: (Time, Time),
+        int_len: u8,
+        h: u32,
+        node: NodeId,
+    ) {
+        let fl = &self.flows[f as usize];
+        self.spray_ctr += 1;
+        // Reuse the data packet's slot for its ACK.
+        let ack = self.pool.get_mut(id);
+        *ack = Packet {
+            kind: PacketKind::Ack,
+            flow: FlowId(f),
+            src: fl.spec.dst,
+            dst: fl.spec.src,
+            seq: cum,
+            payload: 0,
+            wire: self.header as u32,
+            ecn: Ecn::NotEct,
+            ece,
+            priority: fl.spec.priority,
+            retransmit: false,
+            max_qdelay: echo.1,
+            ts: echo.0,
+            window: u64::MAX,
+            // The slot's INT records stay in place: the ACK echoes them.
+            int_len,
+            route: fl.route_ack,
+            hop: 0,
+            live: true,
+            enq_at: Time(now),
+            spray_key: self.spray_ctr,
+        };
+        if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+            shim.on_egress(ack, Time(now));
+        }
+        self.c.sent += ack.wire as u64;
+        self.forward(now, id, node);
+    }
+
+    /// The delayed-ACK timer of flow `f` may have fired: acknowledge the pending segment, or
+    /// wait for a later deadline set since the event was scheduled.
+    fn on_delack_event(&mut self, now: u64, f: u32) {
+        let d = &mut self.flows[f as usize].delack;
+        if d.event_at != now {
+            return;
+        }
+        d.event_at = u64::MAX;
+        if d.pending == 0 {
+            return;
+        }
+        if d.deadline > now {
+            d.event_at = d.deadline;
+            self.events.push(Time(d.deadline), Event::DelAck(f));
+            return;
+        }
+        d.pending = 0;
+        let (ce, echo) = (d.ce, (d.ts, d.qdelay));
+        let fl = &self.flows[f as usize];
+        let Receiver::Tcp(r) = &fl.receiver else {
+            return;
+        };
+        let cum = r.rcv_nxt();
+        let node = fl.spec.dst;
+        let h = self.host_of_node[node.0 as usize];
+        let nid = self.pool.alloc(Packet::default());
+        self.send_ack(now, nid, f, cum, ce, echo, 0, h, node);
     }
 
     /// Makes sure an `Rto` event is pending no later than the sender's timer deadline.

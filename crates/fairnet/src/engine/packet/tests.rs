@@ -677,3 +677,208 @@ fn new_qdisc_configs_parse_and_reject_unknown_names() {
         assert!(e.contains(want), "{bad}: {e}");
     }
 }
+
+/// Four sender hosts `h0..h3` behind switch A, four receivers `h4..h7` behind switch B, joined
+/// by one 1 Gb/s bottleneck (link 0, A → B, buffer `buffer`); sender `i`'s access link has
+/// one-way delay `access[i]`, every other link 1 µs. Access links are 10 Gb/s, so only the
+/// bottleneck queues data.
+fn rtt_spread_topo(access: [Time; 4], buffer: Bytes) -> Topology {
+    let mut t = Topology::new();
+    let hosts: Vec<NodeId> = (0..8).map(|i| t.add_host(format!("h{i}"))).collect();
+    let a = t.add_switch("swA");
+    let b = t.add_switch("swB");
+    let big = Bytes(10_000_000);
+    t.add_duplex(a, b, LinkSpec::new(Rate::gbps(1), Time::from_us(1), buffer))
+        .unwrap();
+    for (i, d) in access.iter().enumerate() {
+        t.add_duplex(hosts[i], a, LinkSpec::new(Rate::gbps(10), *d, big))
+            .unwrap();
+        t.add_duplex(
+            b,
+            hosts[4 + i],
+            LinkSpec::new(Rate::gbps(10), Time::from_us(1), big),
+        )
+        .unwrap();
+    }
+    t
+}
+
+/// Long-run throughputs (bits/s over 0.1–5.1 s) of four long flows of `transport` whose base
+/// RTTs are about 1, 2.5, 5 and 10 ms (a 10× spread), through `qdisc` at the bottleneck, and
+/// the bottleneck's drops.
+fn rtt_spread_throughputs(transport: TransportKind, qdisc: QdiscConfig) -> (Vec<f64>, u64) {
+    // Base RTT_i = 2·(access_i + 2 µs) plus serialization. Base RTTs of 0.1–1 ms were tried
+    // first: there the queueing delay (up to the buffer's 2.5 ms) swamps the base RTTs, and
+    // deterministic drop-tail phase effects (Floyd & Jacobson 1992) plus NewReno timeouts on
+    // burst losses (no SACK yet) put the 0.1 ms flow below the 0.25 ms one.
+    let access = [498, 1248, 2498, 4998].map(Time::from_us);
+    // 300 packets: 2.5 ms at 1 Gb/s, a quarter of the largest base RTT.
+    let topo = rtt_spread_topo(access, Bytes(300 * 1048));
+    let flows: Vec<FlowSpec> = (0..4)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(4 + i), LONG, Time::ZERO))
+        .collect();
+    let mut cfg = PacketConfig {
+        transport,
+        qdisc,
+        ..PacketConfig::default()
+    };
+    // RTTs up to ~12.5 ms with the queue: a 1 ms initial RTO would fire repeatedly (later
+    // RTOs are srtt + 4·rttvar, above the RTT, with the default 1 ms floor).
+    cfg.tcp.initial_rto = Time::from_ms(10);
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let a = sim.run_until(Time::from_ms(100)).unwrap();
+    let b = sim.run_until(Time::from_ms(5100)).unwrap();
+    assert_conserved(&b);
+    let window = Time::from_ms(5000).as_secs_f64();
+    let tput = (0..4)
+        .map(|i| (b.flows[i].delivered - a.flows[i].delivered) as f64 * 8.0 / window)
+        .collect();
+    (tput, b.links[0].drops)
+}
+
+fn assert_inverse_rtt_order(what: &str, tput: &[f64], drops: u64) {
+    assert!(
+        drops > 0,
+        "{what}: loss-based TCP must fill the buffer and drop"
+    );
+    let total: f64 = tput.iter().sum();
+    // Reno with 1–10 ms RTTs and a 2.5 ms buffer cannot keep 1 Gb/s busy after each halving;
+    // a sanity bound only, the point is the order.
+    assert!(total > 0.5e9, "{what}: bottleneck underused: {tput:?}");
+    for w in tput.windows(2) {
+        assert!(
+            w[0] > w[1],
+            "{what}: not ordered inversely with RTT: {tput:?}"
+        );
+    }
+    assert!(
+        tput[0] > 2.0 * tput[3],
+        "{what}: the shortest-RTT flow should get far more than the longest: {tput:?}"
+    );
+}
+
+#[test]
+fn tcp_throughput_falls_with_rtt_under_drop_tail_and_red() {
+    // Issue 3's check of the RTT unfairness MAY was designed to fix: loss-based TCP's window
+    // grows by one MSS per RTT, so with a shared loss signal the long-run throughput of a flow
+    // falls with its RTT (Floyd & Jacobson 1991 "On traffic phase effects"; Padhye et al. 1998
+    // give rate ∝ 1/(RTT·√p)). Four long NewReno flows with base RTTs spread 10× through one
+    // 1 Gb/s bottleneck. Expected, for both drop-tail and RED: throughput strictly decreasing
+    // in RTT, the shortest-RTT flow more than twice the longest. Measured (Mb/s, RTT 1 → 10 ms):
+    // drop-tail 516, 284, 88, 62; RED 537, 201, 83, 37.
+    let (tput, drops) = rtt_spread_throughputs(TransportKind::Reno, QdiscConfig::DropTail);
+    assert_inverse_rtt_order("drop-tail", &tput, drops);
+    let row = |gbps| RedThreshold {
+        rate: Rate::gbps(gbps),
+        kmin: Bytes(30 * 1048),
+        kmax: Bytes(150 * 1048),
+        pmax: 0.1,
+    };
+    // Floyd & Jacobson 1993's w_q = 0.002, gentle RED, thresholds at 10% and 50% of the
+    // buffer; drops (no ECN). A row for the 10 Gb/s access links too (every port has RED).
+    let red = RedConfig {
+        thresholds: vec![row(1), row(10)],
+        w_q: 0.002,
+        ecn: false,
+        gentle: true,
+        adaptive: false,
+        interval: Time::from_ms(500),
+    };
+    let (tput, drops) = rtt_spread_throughputs(TransportKind::Reno, QdiscConfig::Red(red));
+    assert_inverse_rtt_order("RED", &tput, drops);
+}
+
+#[test]
+fn cubic_shares_a_drop_tail_bottleneck_and_favours_short_rtts() {
+    // CUBIC (RFC 9438) with the same four flows as above (base RTTs 1–10 ms), drop-tail. With
+    // windows of tens of segments CUBIC sits mostly in its Reno-friendly region (§4.3), so it
+    // inherits much of Reno's RTT unfairness. Expected: the link busy (> 80%), every flow
+    // served, the shortest-RTT flow the largest share and more than twice the longest's.
+    // Measured (Mb/s, RTT 1 → 10 ms): 640, 226, 27, 49 (the 5 ms and 10 ms flows not ordered).
+    let (cubic, drops) = rtt_spread_throughputs(TransportKind::Cubic, QdiscConfig::DropTail);
+    assert!(drops > 0);
+    let total: f64 = cubic.iter().sum();
+    assert!(total > 0.8e9, "CUBIC keeps the link busy: {cubic:?}");
+    assert!(cubic.iter().all(|&x| x > 0.02e9), "{cubic:?}");
+    assert!(cubic[1..].iter().all(|&x| x < cubic[0]), "{cubic:?}");
+    assert!(cubic[0] > 2.0 * cubic[3], "{cubic:?}");
+}
+
+#[test]
+fn delayed_acks_halve_the_acks_and_keep_dctcp_fair() {
+    // Four long DCTCP flows through a 10 Gb/s bottleneck (K = 20), with delayed ACKs (RFC 5681
+    // §4.2, DCTCP's two-state ECE machine). Expected: about one ACK per two data packets on the
+    // reverse bottleneck link (one per packet without), and DCTCP's behaviour kept: Jain ≥ 0.99
+    // over 5–25 ms, goodput > 93% of the link, marks but no drops.
+    let n = 4;
+    let topo = dumbbell_topo(n, 10, Bytes(300 * 1048));
+    let flows = pair_flows(n, LONG);
+    let run = |delayed: bool| {
+        let mut cfg = dctcp_config(20);
+        cfg.tcp.delayed_ack = delayed;
+        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let a = sim.run_until(Time::from_ms(5)).unwrap();
+        let b = sim.run_until(Time::from_ms(25)).unwrap();
+        assert_conserved(&b);
+        (a, b)
+    };
+    let acks_per_data = |a: &PacketResults, b: &PacketResults| {
+        // Link 0 is A → B (data), link 1 is B → A (ACKs).
+        let data = b.links[0].tx_packets - a.links[0].tx_packets;
+        let acks = b.links[1].tx_packets - a.links[1].tx_packets;
+        acks as f64 / data as f64
+    };
+    let (a, b) = run(false);
+    let r = acks_per_data(&a, &b);
+    assert!((r - 1.0).abs() < 0.01, "one ACK per packet: {r}");
+    let (a, b) = run(true);
+    let r = acks_per_data(&a, &b);
+    assert!(
+        (0.5..0.6).contains(&r),
+        "about one ACK per two packets: {r}"
+    );
+    let window = Time::from_ms(20).as_secs_f64();
+    let tput: Vec<f64> = (0..n as usize)
+        .map(|i| (b.flows[i].delivered - a.flows[i].delivered) as f64 * 8.0 / window)
+        .collect();
+    let j = jain(&tput);
+    assert!(j >= 0.99, "Jain {j}: {tput:?}");
+    let total: f64 = tput.iter().sum();
+    assert!(total > 0.93 * 10e9, "goodput {total}");
+    assert_eq!(b.links[0].drops, 0);
+    assert!(b.links[0].marks > 0);
+}
+
+#[test]
+fn a_lone_segment_is_acknowledged_after_the_delayed_ack_timeout() {
+    // A 2-packet NewReno flow with an initial window of one packet: the receiver holds the ACK
+    // of the first (not the last byte) until the 100 µs timeout, the sender waits for it, and
+    // the second packet (the last byte) is acknowledged at once. Expected FCT: 100 µs plus
+    // about two RTTs (~13 µs); without delayed ACKs about two RTTs.
+    let topo = dumbbell_topo(1, 10, Bytes(100 * 1048));
+    let flows = pair_flows(1, Bytes(2000));
+    let fct = |delayed: bool| {
+        let mut cfg = PacketConfig {
+            transport: TransportKind::Reno,
+            ..PacketConfig::default()
+        };
+        cfg.tcp.init_cwnd = 1;
+        cfg.tcp.delayed_ack = delayed;
+        let r = PacketSim::new(&topo, &flows, cfg)
+            .unwrap()
+            .run_to_completion(Time::from_ms(10))
+            .unwrap();
+        assert!(r.complete);
+        assert_conserved(&r);
+        assert_eq!(r.flows[0].timeouts, 0);
+        r.flows[0].fct.unwrap()
+    };
+    let plain = fct(false);
+    let delayed = fct(true);
+    assert!(plain < Time::from_us(20), "{plain}");
+    assert!(
+        delayed >= plain + Time::from_us(100) - Time::from_us(7)
+            && delayed <= plain + Time::from_us(100),
+        "plain {plain}, delayed {delayed}"
+    );
+}
