@@ -17,6 +17,8 @@ pub struct AimdWindow {
     ssthresh: u64,
     /// Bytes acknowledged in congestion avoidance since the last increase.
     ca_acked: u64,
+    /// No further ECN reduction until the cumulative ACK passes this (one per window of data).
+    cwr_end: u64,
 }
 
 impl AimdWindow {
@@ -27,6 +29,7 @@ impl AimdWindow {
             cwnd: init_cwnd.max(mss),
             ssthresh: u64::MAX,
             ca_acked: 0,
+            cwr_end: 0,
         }
     }
 
@@ -60,6 +63,22 @@ impl AimdWindow {
         self.cwnd = cwnd.max(2 * self.mss);
         self.ssthresh = self.cwnd;
         self.ca_acked = 0;
+    }
+
+    /// The window's reaction to one ACK when the sender reacts to ECN: with `ece`, multiply the
+    /// window by `factor` at most once per window of data (RFC 3168 §6.1.2 halves it; DCTCP
+    /// §3.1 eq. 2 uses `1 − α/2`); without, grow as usual outside loss recovery. ACKs carrying
+    /// ECE never grow the window.
+    #[inline]
+    pub fn on_ack_ecn(&mut self, a: &AckInfo<'_>, ece: bool, factor: f64) {
+        if ece {
+            if a.cum_ack >= self.cwr_end {
+                self.reduce_to((self.cwnd as f64 * factor) as u64);
+                self.cwr_end = a.snd_nxt;
+            }
+        } else if !a.in_recovery && a.acked > 0 {
+            self.grow(a.acked);
+        }
     }
 
     /// Fast retransmit: RFC 5681 §3.2 step 2 (`ssthresh = max(FlightSize/2, 2·SMSS)`), then
@@ -104,8 +123,6 @@ pub struct Dctcp {
     win_end: u64,
     win_acked: u64,
     win_marked: u64,
-    /// No further reduction until the cumulative ACK passes this (one reduction per window).
-    cwr_end: u64,
 }
 
 impl Dctcp {
@@ -120,7 +137,6 @@ impl Dctcp {
             win_end: 0,
             win_acked: 0,
             win_marked: 0,
-            cwr_end: 0,
         }
     }
 
@@ -155,16 +171,8 @@ impl CongestionControl for Dctcp {
             self.win_marked = 0;
             self.win_end = a.snd_nxt;
         }
-        if a.ece {
-            // §3.1 eq. (2), once per window of data.
-            if a.cum_ack >= self.cwr_end {
-                let cwnd = self.w.cwnd() as f64 * (1.0 - self.alpha / 2.0);
-                self.w.reduce_to(cwnd as u64);
-                self.cwr_end = a.snd_nxt;
-            }
-        } else if !a.in_recovery && a.acked > 0 {
-            self.w.grow(a.acked);
-        }
+        // §3.1 eq. (2), once per window of data.
+        self.w.on_ack_ecn(a, a.ece, 1.0 - self.alpha / 2.0);
     }
     fn on_loss(&mut self, _now: Time, in_flight: u64) {
         self.w.on_loss(in_flight);
@@ -188,7 +196,6 @@ impl CongestionControl for Dctcp {
 pub struct Reno {
     w: AimdWindow,
     ecn: bool,
-    cwr_end: u64,
 }
 
 impl Reno {
@@ -197,7 +204,6 @@ impl Reno {
         Reno {
             w: AimdWindow::new(mss, init_cwnd),
             ecn,
-            cwr_end: 0,
         }
     }
 }
@@ -205,14 +211,7 @@ impl Reno {
 impl CongestionControl for Reno {
     #[inline]
     fn on_ack(&mut self, a: &AckInfo<'_>) {
-        if a.ece && self.ecn {
-            if a.cum_ack >= self.cwr_end {
-                self.w.reduce_to(self.w.cwnd() / 2);
-                self.cwr_end = a.snd_nxt;
-            }
-        } else if !a.in_recovery && a.acked > 0 {
-            self.w.grow(a.acked);
-        }
+        self.w.on_ack_ecn(a, a.ece && self.ecn, 0.5);
     }
     fn on_loss(&mut self, _now: Time, in_flight: u64) {
         self.w.on_loss(in_flight);
