@@ -8,6 +8,7 @@
 //! - [`workload`]: flow lists and generators (size CDFs, Poisson load, permutation, incast).
 //! - [`engine`]: the simulation engines (flow-level fluid, packet-level).
 //! - [`metrics`]: FCT, slowdown and fairness definitions shared by the engines.
+//! - [`systems`]: the five papers' systems (s-PERC, Söze, ...), one folder each.
 
 #![warn(missing_docs)]
 // Numeric kernels walk several parallel arrays by index; an iterator chain over one of them
@@ -20,6 +21,7 @@ pub mod error;
 pub mod ids;
 pub mod metrics;
 pub mod scenario;
+pub mod systems;
 pub mod topo;
 pub mod units;
 pub mod workload;
