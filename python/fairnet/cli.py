@@ -190,13 +190,17 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
     metavar="KEY.PATH=VALUE",
     help="Override a scenario field, e.g. --set workload.load=0.8 (repeatable).",
 )
-def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...]) -> None:
+@click.option(
+    "--fct-txt", is_flag=True, help="Also write fct.txt in the HPCC ns-3 simulator's format."
+)
+def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct_txt: bool) -> None:
     """Run a scenario file: Parquet flow table, summary.json, plots and report.html."""
     from fairnet.report import console
     from fairnet.runner import run_scenario
 
     outdir = output if output is not None else Path("results") / scenario.stem
-    summary = run_scenario(scenario, outdir, overrides)
+    summary = run_scenario(scenario, outdir, overrides, fct_txt=fct_txt)
+    extra = ", fct.txt" if fct_txt else ""
     sd = summary["slowdown"]
     console.print(
         f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "
@@ -206,7 +210,46 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...]) -> 
         if summary["finished"]
         else f"{summary['engine']} engine: no flow finished"
     )
-    console.print(f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html)")
+    console.print(
+        f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html{extra})"
+    )
+
+
+@cli.command("compare")
+@click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("results/compare"),
+    show_default=True,
+    help="Output directory.",
+)
+@click.option("--label", "labels", multiple=True, help="A name per run, in order (repeatable).")
+def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -> None:
+    """Overlay runs (run directories or HPCC fct.txt files): slowdown by flow size."""
+    from rich.table import Table
+
+    from fairnet.compare import QUANTILES, compare
+    from fairnet.report import console
+    from fairnet.runner import SIZE_BINS
+
+    loaded = compare(list(runs), output, list(labels) or None)
+    table = Table(title="FCT slowdown by flow size")
+    for col in ("size", "run", "flows", *QUANTILES):
+        table.add_column(col, justify="left" if col in ("size", "run") else "right")
+    for i, (_, _, label) in enumerate(SIZE_BINS):
+        for j, r in enumerate(loaded):
+            b = r.by_size[i]
+            table.add_row(
+                label if j == 0 else "",
+                r.label,
+                f"{b['flows']:,}",
+                *(f"{b[q]:.2f}" if q in b else "-" for q in QUANTILES),
+                end_section=j == len(loaded) - 1,
+            )
+    console.print(table)
+    console.print(f"wrote {output}/ (compare.json, compare.png/svg, compare.html)")
 
 
 @cli.command("sweep")

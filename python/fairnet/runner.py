@@ -8,7 +8,8 @@ Output directory layout:
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, run time, events/s,
   completeness,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
-- ``report.html`` — a self-contained page (plots inlined) that opens offline.
+- ``report.html`` — a self-contained page (plots inlined) that opens offline,
+- ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import copy
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,12 +110,13 @@ def prepare(
     return load_scenario(path, overrides), path.resolve().parent
 
 
-def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
-    finished = cols["end_ps"] >= 0
-    slowdown = np.where(finished, cols["fct_s"] / cols["ideal_fct_s"], np.nan)
+def slowdown_by_size(size: np.ndarray, slowdown: np.ndarray) -> list[dict[str, Any]]:
+    """Slowdown percentiles (p50, p95, p99) and mean per :data:`SIZE_BINS` bin, over the
+    finite entries of ``slowdown`` (unfinished flows are NaN)."""
+    done = np.isfinite(slowdown)
     bins = []
     for lo, hi, label in SIZE_BINS:
-        sel = finished & (cols["size"] >= lo) & (cols["size"] < hi)
+        sel = done & (size >= lo) & (size < hi)
         s = slowdown[sel]
         bins.append(
             {
@@ -124,6 +126,13 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
                 **({"mean": float(s.mean())} if len(s) else {}),
             }
         )
+    return bins
+
+
+def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
+    finished = cols["end_ps"] >= 0
+    slowdown = np.where(finished, cols["fct_s"] / cols["ideal_fct_s"], np.nan)
+    bins = slowdown_by_size(cols["size"], slowdown)
     wall = out["wall_seconds"]
     return {
         "engine": out["engine"],
@@ -204,6 +213,9 @@ class Results:
     flows_arrow: pa.Table
     summary: dict[str, Any]
     scenario: dict[str, Any]
+    #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
+    #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
+    exact: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -212,12 +224,17 @@ class Results:
 
         return pl.from_arrow(self.flows_arrow)  # type: ignore[return-value]
 
-    def write(self, outdir: str | Path) -> Path:
-        """Writes scenario.json, flows.parquet, summary.json, plots and report.html."""
+    def write(self, outdir: str | Path, *, fct_txt: bool = False) -> Path:
+        """Writes scenario.json, flows.parquet, summary.json, plots and report.html; with
+        ``fct_txt`` also the HPCC simulator's ``fct.txt`` (see :mod:`fairnet.hpcc`)."""
         import pyarrow.parquet as pq
 
         outdir = Path(outdir)
         outdir.mkdir(parents=True, exist_ok=True)
+        if fct_txt:
+            from fairnet.hpcc import fct_text
+
+            (outdir / "fct.txt").write_text(fct_text(self.exact))
         (outdir / "scenario.json").write_text(json.dumps(self.scenario, indent=1) + "\n")
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
         png = None
@@ -234,13 +251,15 @@ def run(
     *,
     overrides: Overrides = (),
     output: str | Path | None = None,
+    fct_txt: bool = False,
 ) -> Results:
     """Runs a scenario (a TOML file's path, or a dict of the same structure) and returns its
-    :class:`Results`; with ``output`` also writes every output file there."""
+    :class:`Results`; with ``output`` also writes every output file there (``fct_txt``: the
+    HPCC simulator's ``fct.txt`` too)."""
     doc, base_dir = prepare(scenario, overrides)
     results = run_document(doc, base_dir)
     if output is not None:
-        results.write(output)
+        results.write(output, fct_txt=fct_txt)
     return results
 
 
@@ -272,9 +291,12 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
             "slowdown": cols["fct_s"] / cols["ideal_fct_s"],
         }
     )
-    return Results(flows_arrow=table, summary=_summary(cols, out), scenario=resolved)
+    exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
+    return Results(flows_arrow=table, summary=_summary(cols, out), scenario=resolved, exact=exact)
 
 
-def run_scenario(path: Path, outdir: Path, overrides: Overrides = ()) -> dict[str, Any]:
+def run_scenario(
+    path: Path, outdir: Path, overrides: Overrides = (), fct_txt: bool = False
+) -> dict[str, Any]:
     """Runs the scenario at ``path``, writes every output into ``outdir``; returns the summary."""
-    return run(path, overrides=overrides, output=outdir).summary
+    return run(path, overrides=overrides, output=outdir, fct_txt=fct_txt).summary

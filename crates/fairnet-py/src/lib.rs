@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod flow;
+mod hpcc;
 mod packet;
 mod scenario;
 mod workload;
@@ -258,5 +259,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     flow::register(m)?;
     packet::register(m)?;
     scenario::register(m)?;
+    hpcc::register(m)?;
     Ok(())
 }

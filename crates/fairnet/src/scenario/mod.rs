@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};
 use crate::workload::{
-    all_to_all_flows, incast_flows, permutation_flows, poisson_flows, FlowSpec, SizeCdf,
+    all_to_all_flows, hpcc, incast_flows, permutation_flows, poisson_flows, FlowSpec, SizeCdf,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -121,6 +121,24 @@ pub enum WorkloadSpec {
         /// Bytes per flow.
         size: Bytes,
     },
+    /// Flows read from a file (relative to the scenario's directory).
+    FlowFile {
+        /// The file.
+        path: PathBuf,
+        /// Its format (default `hpcc`: the HPCC ns-3 simulator's flow list,
+        /// [`crate::workload::hpcc`]).
+        #[serde(default)]
+        format: FlowFileFormat,
+    },
+}
+
+/// Formats of [`WorkloadSpec::FlowFile`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowFileFormat {
+    /// `N`, then `src dst pg dport size start_seconds` per line.
+    #[default]
+    Hpcc,
 }
 
 /// How flows get their weights.
@@ -260,6 +278,18 @@ impl Scenario {
                 start,
             } => incast_flows(&hosts, *senders, *size, *start, self.seed),
             WorkloadSpec::AllToAll { size } => Ok(all_to_all_flows(&hosts, *size, Time::ZERO)),
+            WorkloadSpec::FlowFile { path, format } => {
+                let FlowFileFormat::Hpcc = format;
+                // The file's own location (`flow.txt:3`) goes in the message, after the field.
+                hpcc::read_flow_file(&base_dir.join(path), &topo).map_err(|e| match e {
+                    Error::Invalid { at, msg } => {
+                        Error::invalid("workload.path", format!("{at}: {msg}"))
+                    }
+                    Error::Io { path, msg } => {
+                        Error::invalid("workload.path", format!("{path}: {msg}"))
+                    }
+                })
+            }
         }
         .map_err(|e| prefix("workload", e))?;
         self.assign_weights(&mut flows)?;

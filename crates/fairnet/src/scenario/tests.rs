@@ -141,3 +141,41 @@ fn shortest_first_weights_are_inverse_sizes() {
     let p = Problem::new(i).unwrap();
     assert!(check(&p, &solve(&p).rates).ok);
 }
+
+#[test]
+fn flow_file_workload_reads_the_hpcc_flow_list() {
+    let dir = std::env::temp_dir().join(format!("fairnet-flowfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // k = 4 fat-tree: nodes 0..16 are the hosts.
+    std::fs::write(
+        dir.join("flow.txt"),
+        "2\n0 5 3 100 20000 0.000001\n7 5 3 100 1000 0.000002\n",
+    )
+    .unwrap();
+    let text = FLOW_SCENARIO.replace(
+        "kind = \"poisson\"\ncdf = \"WebSearch_distribution.txt\"\nload = \"50%\"\nflows = 300",
+        "kind = \"flow_file\"\npath = \"flow.txt\"",
+    );
+    let s = from_toml(&text).unwrap();
+    let (topo, flows) = s.build(&dir).unwrap();
+    assert_eq!(flows.len(), 2);
+    assert_eq!(flows[1].src, crate::ids::NodeId(7));
+    assert_eq!(flows[1].start, Time::from_us(2));
+    let out = run::run(&s, &topo, &flows).unwrap();
+    assert!(out.complete);
+    // A node that is not a host, and a broken line, are errors naming the field and the line.
+    std::fs::write(dir.join("flow.txt"), "1\n0 17 3 100 20000 0\n").unwrap();
+    let e = s.build(&dir).unwrap_err().to_string();
+    assert!(
+        e.starts_with("workload.path: ")
+            && e.ends_with("flow.txt: flow 0: dst 17 is not a host of the topology"),
+        "{e}"
+    );
+    std::fs::write(dir.join("flow.txt"), "1\n0 1 3 100 big 0\n").unwrap();
+    let e = s.build(&dir).unwrap_err().to_string();
+    assert!(
+        e.ends_with("flow.txt:2: size: expected a non-negative integer, got \"big\""),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,6 +8,7 @@
 mod cdf;
 mod flows;
 mod generators;
+pub mod hpcc;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{all_to_all_flows, incast_flows, permutation_flows, poisson_flows};

@@ -1,0 +1,132 @@
+"""``fairnet compare``: several runs' FCT slowdowns side by side, in one table, plot and report.
+
+A run is an output directory of ``fairnet run`` (its ``flows.parquet``) or an ``fct.txt`` of
+the HPCC ns-3 simulator (or ours, written with ``--fct-txt``), so a run of fairnet can be set
+beside the simulator's run of the same flow list. Slowdown is FCT over the ideal (standalone)
+FCT in both; the bins are :data:`fairnet.runner.SIZE_BINS`.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fairnet.errors import InputError
+from fairnet.runner import SIZE_BINS, slowdown_by_size
+
+QUANTILES = ("p50", "p95", "p99")
+
+
+@dataclass
+class ComparedRun:
+    """One run's label, source and slowdown by size bin."""
+
+    label: str
+    source: str
+    flows: int
+    finished: int
+    by_size: list[dict[str, Any]]
+
+
+def load_run(path: Path, label: str | None = None) -> ComparedRun:
+    """Reads a run directory or an ``fct.txt``; errors name the path."""
+    if path.is_dir():
+        table = path / "flows.parquet"
+        if not table.is_file():
+            raise InputError(f"{path}: not a run directory (no flows.parquet)")
+        import polars as pl
+
+        flows = pl.read_parquet(table)
+        size = flows["size"].to_numpy()
+        slowdown = flows["slowdown"].fill_null(np.nan).to_numpy().astype(float)
+        name = label or path.name
+    elif path.is_file():
+        from fairnet.hpcc import read_fct
+
+        flows = read_fct(path)
+        size = flows["size"].to_numpy()
+        slowdown = flows["slowdown"].to_numpy()
+        name = label or (path.parent.name if path.name == "fct.txt" else path.stem)
+    else:
+        raise InputError(f"{path}: no such run directory or fct.txt")
+    return ComparedRun(
+        label=name,
+        source=str(path),
+        flows=len(size),
+        finished=int(np.isfinite(slowdown).sum()),
+        by_size=slowdown_by_size(size, slowdown),
+    )
+
+
+def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [b[2] for b in SIZE_BINS]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    width = 0.8 / len(runs)
+    x = np.arange(len(labels))
+    for ax, q in zip(axes, ("p50", "p99"), strict=True):
+        for i, r in enumerate(runs):
+            ys = [b.get(q, np.nan) for b in r.by_size]
+            ax.bar(x - 0.4 + width * (i + 0.5), ys, width=width, label=r.label)
+        ax.set_xticks(x, labels)
+        ax.set_title(f"{q} FCT slowdown")
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=1.0)
+    axes[0].set_ylabel("FCT slowdown")
+    axes[1].legend()
+    fig.tight_layout()
+    for suffix in ("png", "svg"):
+        fig.savefig(outdir / f"compare.{suffix}", dpi=120)
+    plt.close(fig)
+    return outdir / "compare.png"
+
+
+def _report(runs: list[ComparedRun], png: Path) -> str:
+    head = "".join(f"<th>{html.escape(r.label)} {q}</th>" for r in runs for q in QUANTILES)
+    rows = ""
+    for i, (_, _, label) in enumerate(SIZE_BINS):
+        cells = "".join(
+            f"<td>{r.by_size[i][q]:.2f}</td>" if q in r.by_size[i] else "<td>-</td>"
+            for r in runs
+            for q in QUANTILES
+        )
+        rows += f"<tr><td>{label}</td>{cells}</tr>"
+    sources = "".join(
+        f"<li>{html.escape(r.label)}: {html.escape(r.source)} "
+        f"({r.finished:,} of {r.flows:,} flows finished)</li>"
+        for r in runs
+    )
+    data = base64.b64encode(png.read_bytes()).decode()
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>fairnet compare</title>
+<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}
+td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}}</style></head><body>
+<h1>FCT slowdown by flow size</h1><ul>{sources}</ul>
+<table><tr><th>size</th>{head}</tr>{rows}</table>
+<img alt="slowdown by size" src="data:image/png;base64,{data}">
+</body></html>
+"""
+
+
+def compare(paths: list[Path], outdir: Path, labels: list[str] | None = None) -> list[ComparedRun]:
+    """Loads the runs, writes ``compare.json``, ``compare.png``/``.svg`` and ``compare.html``
+    into ``outdir``, and returns the loaded runs."""
+    if not paths:
+        raise InputError("compare: give at least one run directory or fct.txt")
+    if labels and len(labels) != len(paths):
+        raise InputError(f"--label: {len(labels)} labels for {len(paths)} runs")
+    runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
+    outdir.mkdir(parents=True, exist_ok=True)
+    (outdir / "compare.json").write_text(json.dumps([r.__dict__ for r in runs], indent=1) + "\n")
+    png = _plot(runs, outdir)
+    (outdir / "compare.html").write_text(_report(runs, png))
+    return runs

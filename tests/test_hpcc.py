@@ -1,0 +1,125 @@
+"""HPCC simulator files (flow.txt in, fct.txt out) and ``fairnet compare``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+import fairnet
+from fairnet.hpcc import read_fct, read_flows, write_flows
+
+FAIRNET = [sys.executable, "-m", "fairnet.cli"]
+
+SCENARIO = """
+name = "from an ns-3 flow list"
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "flow_file"
+path = "flow.txt"
+[engine]
+kind = "flow"
+"""
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*FAIRNET, *args], capture_output=True, text=True)
+
+
+def _flow_list(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(4)
+    n = 200
+    src = rng.integers(0, 16, n)
+    dst = (src + rng.integers(1, 16, n)) % 16  # never equal to src
+    flows = pl.DataFrame(
+        {
+            "src": src,
+            "dst": dst,
+            "size": rng.integers(1_000, 2_000_000, n),
+            "start_s": np.sort(rng.uniform(0, 1e-3, n)),
+        }
+    )
+    return write_flows(flows, tmp_path / "flow.txt")
+
+
+def test_flow_list_round_trips(tmp_path: Path) -> None:
+    path = _flow_list(tmp_path)
+    assert path.read_text().splitlines()[0] == "200"
+    flows = read_flows(path)
+    again = read_flows(write_flows(flows, tmp_path / "again.txt"))
+    assert flows.equals(again)
+    assert (flows["src"] != flows["dst"]).all()
+
+
+def test_run_from_a_flow_list_writes_fct_txt_matching_the_flow_table(tmp_path: Path) -> None:
+    _flow_list(tmp_path)
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    out = tmp_path / "out"
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(out), "--fct-txt")
+    assert r.returncode == 0, r.stderr
+    assert "fct.txt" in r.stdout
+    table = pl.read_parquet(out / "flows.parquet")
+    fct = read_fct(out / "fct.txt")
+    assert len(fct) == len(table) == 200
+    # Flows come back in order (source port 10000 + flow index), with the flow list's
+    # endpoints and sizes, and FCTs equal to the Parquet table's to the nanosecond.
+    assert fct["sport"].to_list() == list(range(10_000, 10_200))
+    assert fct["src"].to_list() == table["src"].to_list()
+    assert fct["size"].to_list() == table["size"].to_list()
+    assert np.allclose(fct["fct_s"], table["fct_s"], rtol=0, atol=1.01e-9)
+    assert np.allclose(fct["standalone_fct_s"], table["ideal_fct_s"], rtol=0, atol=1.01e-9)
+
+
+def test_bad_flow_list_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "flow.txt").write_text("2\n0 1 3 100 5000 0\n0 99 3 100 5000 0\n")
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith("flow.txt: flow 1: dst 99 is not a host of the topology")
+    assert r.stderr.startswith("fairnet: error: workload.path: ")
+    assert "Traceback" not in r.stderr
+
+
+def test_compare_overlays_runs_and_an_fct_txt(tmp_path: Path) -> None:
+    _flow_list(tmp_path)
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    a = fairnet.run(tmp_path / "s.toml")
+    a.write(tmp_path / "a", fct_txt=True)
+    b = fairnet.run(tmp_path / "s.toml", overrides=["weights.kind=shortest_first"])
+    b.write(tmp_path / "b")
+    out = tmp_path / "cmp"
+    r = run(
+        "compare",
+        str(tmp_path / "a"),
+        str(tmp_path / "b"),
+        str(tmp_path / "a" / "fct.txt"),
+        "-o",
+        str(out),
+        "--label",
+        "fair",
+        "--label",
+        "sff",
+        "--label",
+        "fair (fct.txt)",
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "compare.json").read_text())
+    assert [d["label"] for d in doc] == ["fair", "sff", "fair (fct.txt)"]
+    # The run directory and its own fct.txt give the same percentiles (ns rounding aside).
+    for x, y in zip(doc[0]["by_size"], doc[2]["by_size"], strict=True):
+        assert x["flows"] == y["flows"]
+        if x["flows"]:
+            assert abs(x["p50"] - y["p50"]) < 1e-3 * x["p50"]
+    # Shortest-flow-first favours small flows: their median slowdown is not worse.
+    assert doc[1]["by_size"][0]["p50"] <= doc[0]["by_size"][0]["p50"] + 1e-9
+    for f in ("compare.png", "compare.svg", "compare.html"):
+        assert (out / f).stat().st_size > 0
+    bad = run("compare", str(tmp_path / "missing"), "-o", str(out))
+    assert bad.returncode == 2
+    assert "missing: no such run directory or fct.txt" in bad.stderr
