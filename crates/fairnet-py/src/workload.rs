@@ -130,7 +130,44 @@ fn write_topology(spec_json: &str, path: &str, format: Option<&str>) -> PyResult
 }
 
 /// Registers this module's functions on `fairnet._core`.
+/// The TPC-H job DAGs ([`fairnet::workload::tpch`]) placed on the topology's hosts: flow
+/// columns `src`, `dst`, `size`, `start_ps`, `tag` (query number), `deps` as CSR
+/// (`deps_ptr`, `deps`), and `longest_path` (flows from each flow to the end of its DAG,
+/// itself included: Söze §5.1.6's weight).
+#[pyfunction]
+fn tpch_jobs<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    queries: Vec<u32>,
+    scale_factor: f64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use fairnet::workload::{dag, tpch};
+    let topo = build_topology(spec_json)?;
+    let jobs = tpch::tpch_jobs(topo.hosts(), &queries, scale_factor, seed).map_err(value_error)?;
+    let depth = dag::longest_path_to_sink(&jobs.deps).map_err(value_error)?;
+    let f = &jobs.flows;
+    let d = PyDict::new(py);
+    let col = |g: &dyn Fn(usize) -> i64| (0..f.len()).map(g).collect::<Vec<i64>>();
+    d.set_item("src", col(&|i| f[i].src.0 as i64).into_pyarray(py))?;
+    d.set_item("dst", col(&|i| f[i].dst.0 as i64).into_pyarray(py))?;
+    d.set_item("size", col(&|i| f[i].size.0 as i64).into_pyarray(py))?;
+    d.set_item("start_ps", col(&|i| f[i].start.0 as i64).into_pyarray(py))?;
+    d.set_item("tag", col(&|i| f[i].tag as i64).into_pyarray(py))?;
+    d.set_item("longest_path", col(&|i| depth[i] as i64).into_pyarray(py))?;
+    let mut ptr = vec![0i64];
+    let mut deps = Vec::new();
+    for ds in &jobs.deps {
+        deps.extend(ds.iter().map(|&x| x as i64));
+        ptr.push(deps.len() as i64);
+    }
+    d.set_item("deps_ptr", ptr.into_pyarray(py))?;
+    d.set_item("deps", deps.into_pyarray(py))?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tpch_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(fat_tree_problem, m)?)?;
     m.add_function(wrap_pyfunction!(topology_problem, m)?)?;

@@ -6,9 +6,11 @@
 //! per-flow ECMP hash, weights uniform in `[lo, hi]`.
 
 mod cdf;
+pub mod dag;
 mod flows;
 mod generators;
 pub mod hpcc;
+pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{all_to_all_flows, incast_flows, permutation_flows, poisson_flows};
