@@ -54,3 +54,34 @@ def test_bad_input_is_a_value_error_naming_the_field() -> None:
         fairnet.run(DEFAULT, overrides={"workload.load": 1.4})
     with pytest.raises(InputError, match="expected KEY.PATH=VALUE"):
         fairnet.run(DEFAULT, overrides=["nonsense"])
+
+
+def test_fairness_against_the_max_min_reference() -> None:
+    # A flow-level run is its own reference: every flow at exactly its max-min throughput.
+    flow = fairnet.run(
+        {
+            "topology": {"kind": "fat_tree", "k": 4},
+            "workload": {"kind": "permutation", "size": "1MB"},
+            "engine": {"kind": "flow"},
+        }
+    )
+    f = flow.summary["fairness"]
+    assert f["flows"] == 16
+    assert f["jain_vs_maxmin"] == pytest.approx(1.0, abs=1e-12)
+    assert flow.flows["maxmin_fct_s"].to_numpy() == pytest.approx(flow.flows["fct_s"].to_numpy())
+    # Packet-level Reno under drop-tail on the same flows: below max-min, unevenly.
+    packet = fairnet.run(
+        {
+            "topology": {"kind": "fat_tree", "k": 4},
+            "workload": {"kind": "permutation", "size": "1MB"},
+            "engine": {"kind": "packet", "transport": "reno"},
+        }
+    )
+    p = packet.summary["fairness"]
+    assert p["flows"] == 16
+    assert 0.5 < p["jain_vs_maxmin"] < 1.0
+    assert p["throughput_over_maxmin"]["median"] < 1.0
+    # The reference is the same flows' max-min FCTs, whatever the engine.
+    assert packet.flows["maxmin_fct_s"].to_numpy() == pytest.approx(
+        flow.flows["maxmin_fct_s"].to_numpy(), rel=0.06
+    )

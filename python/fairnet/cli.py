@@ -210,6 +210,12 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
         if summary["finished"]
         else f"{summary['engine']} engine: no flow finished"
     )
+    fair = summary.get("fairness", {})
+    if fair.get("flows") and summary["engine"] != "flow":
+        console.print(
+            f"throughput vs weighted max-min: Jain {fair['jain_vs_maxmin']:.4f}, "
+            f"median {fair['throughput_over_maxmin']['median']:.3f} of max-min"
+        )
     console.print(
         f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html{extra})"
     )

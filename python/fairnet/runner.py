@@ -4,9 +4,10 @@ Output directory layout:
 
 - ``scenario.json`` — the resolved scenario (every default filled in, overrides applied),
 - ``flows.parquet`` — one row per flow: src, dst, size, weight, tag, start/end/fct/ideal (s),
-  slowdown,
-- ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, run time, events/s,
-  completeness,
+  slowdown, and the FCT under the ideal weighted max-min allocation (``maxmin_fct_s``: the
+  flow-level engine on the same flows and paths),
+- ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
+  throughput against the max-min reference, run time, events/s, completeness,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
@@ -149,7 +150,31 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
             "p99": float(np.nanpercentile(slowdown, 99)) if finished.any() else None,
             "by_size": bins,
         },
+        "fairness": _fairness(cols),
         "counters": dict(out["counters"]),
+    }
+
+
+def _fairness(cols: dict[str, np.ndarray]) -> dict[str, Any]:
+    """How close each flow's throughput came to its weighted max-min fair throughput.
+
+    Over the flows that finished in both the run and the max-min reference, ``x_i`` = max-min
+    FCT / FCT (the flow's mean throughput over its max-min throughput): ``jain_vs_maxmin`` is
+    Jain's index of the ``x_i`` (Jain, Chiu and Hawe 1984, §3: 1 when every flow gets the same
+    fraction of its fair throughput), with percentiles of ``x_i``. A flow-level run is its own
+    reference (every ``x_i`` = 1)."""
+    x = cols["maxmin_fct_s"] / cols["fct_s"]
+    x = x[np.isfinite(x)]
+    if not len(x):
+        return {"flows": 0, "jain_vs_maxmin": None}
+    return {
+        "flows": int(len(x)),
+        "jain_vs_maxmin": _core.jain_index(np.ascontiguousarray(x, dtype=np.float64)),
+        "throughput_over_maxmin": {
+            "p1": float(np.percentile(x, 1)),
+            "median": float(np.median(x)),
+            "p99": float(np.percentile(x, 99)),
+        },
     }
 
 
@@ -178,6 +203,17 @@ def _plot(summary: dict[str, Any], outdir: Path, title: str) -> list[Path]:
     return paths
 
 
+def _fairness_html(f: dict[str, Any]) -> str:
+    if not f.get("flows"):
+        return ""
+    t = f["throughput_over_maxmin"]
+    return (
+        f"<p>Throughput against the weighted max-min allocation ({f['flows']} flows): "
+        f"Jain index {f['jain_vs_maxmin']:.4f}; a flow's throughput over its max-min "
+        f"throughput: p1 {t['p1']:.3f}, median {t['median']:.3f}, p99 {t['p99']:.3f}.</p>"
+    )
+
+
 def _report(summary: dict[str, Any], scenario: dict[str, Any], png: Path | None) -> str:
     rows = "".join(
         f"<tr><td>{b['bin']}</td><td>{b['flows']}</td>"
@@ -198,6 +234,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 <p>{summary["engine"]} engine, {summary["flows"]} flows ({summary["finished"]} finished, {state}),
 {summary["simulated_seconds"] * 1e3:.3f} ms simulated in {summary["wall_seconds"]:.2f} s
 ({summary["events"]} events).</p>
+{_fairness_html(summary.get("fairness", {}))}
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}
@@ -271,11 +308,24 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
     resolved = json.loads(out.pop("resolved"))
     cols = {
         k: out.pop(k)
-        for k in ("src", "dst", "size", "weight", "tag", "start_ps", "end_ps", "ideal_fct_ps")
+        for k in (
+            "src",
+            "dst",
+            "size",
+            "weight",
+            "tag",
+            "start_ps",
+            "end_ps",
+            "ideal_fct_ps",
+            "maxmin_end_ps",
+        )
     }
     finished = cols["end_ps"] >= 0
     cols["fct_s"] = np.where(finished, (cols["end_ps"] - cols["start_ps"]) / 1e12, np.nan)
     cols["ideal_fct_s"] = cols["ideal_fct_ps"] / 1e12
+    cols["maxmin_fct_s"] = np.where(
+        cols["maxmin_end_ps"] >= 0, (cols["maxmin_end_ps"] - cols["start_ps"]) / 1e12, np.nan
+    )
     table = pa.table(
         {
             "flow": np.arange(len(finished)),
@@ -289,6 +339,7 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
             "fct_s": cols["fct_s"],
             "ideal_fct_s": cols["ideal_fct_s"],
             "slowdown": cols["fct_s"] / cols["ideal_fct_s"],
+            "maxmin_fct_s": cols["maxmin_fct_s"],
         }
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}

@@ -249,12 +249,33 @@ fn check_allocation<'py>(
     Ok(d)
 }
 
+/// Jain's index of `x`, or of `x / target` ([`fairnet::metrics::jain_index`]).
+#[pyfunction]
+#[pyo3(signature = (x, target=None))]
+fn jain_index(
+    x: PyReadonlyArray1<'_, f64>,
+    target: Option<PyReadonlyArray1<'_, f64>>,
+) -> PyResult<f64> {
+    let x = x.as_slice()?;
+    let t = match &target {
+        Some(t) => Some(t.as_slice()?),
+        None => None,
+    };
+    if t.is_some_and(|t| t.len() != x.len()) {
+        return Err(PyValueError::new_err(
+            "jain_index: x and target differ in length",
+        ));
+    }
+    Ok(fairnet::metrics::jain_index(x, t))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<PyAllocation>()?;
     m.add_function(wrap_pyfunction!(allocate, m)?)?;
     m.add_function(wrap_pyfunction!(check_allocation, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     workload::register(m)?;
     flow::register(m)?;
     packet::register(m)?;

@@ -36,6 +36,14 @@ fn run_scenario<'py>(
         col_i(&|r| r.ideal_fct.0 as i64).into_pyarray(py),
     )?;
     d.set_item(
+        "maxmin_end_ps",
+        out.maxmin_end
+            .iter()
+            .map(|e| e.map_or(-1, |t| t.0 as i64))
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
         "weight",
         out.rows
             .iter()

@@ -1,10 +1,10 @@
 //! Running a built scenario on its engine, with one flow table for every engine.
 
 use super::{EngineSpec, Scenario};
-use crate::engine::flow::{self, FluidFlow};
+use crate::engine::flow::{self, FlowSimConfig, FluidFlow};
 use crate::engine::packet::PacketSim;
 use crate::error::{Error, Result};
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
 use crate::metrics::{ideal_fct, wire_bytes};
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
@@ -53,6 +53,10 @@ pub struct RunOutput {
     pub wall_seconds: f64,
     /// Engine-specific counters (packet-hops, drops, marks, retransmitted bytes).
     pub counters: Vec<(&'static str, f64)>,
+    /// Each flow's end under the ideal weighted max-min allocation: the flow-level engine on
+    /// the same flows, paths and per-packet headers ([`maxmin_reference`]). For a flow-level
+    /// run this is the run itself. `None` for a flow the reference did not finish.
+    pub maxmin_end: Vec<Option<Time>>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -74,11 +78,12 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
             let r = flow::run(topo, &fluid, &[], &cfg).map_err(in_engine)?;
-            let rows = flows
+            let rows: Vec<RunRow> = flows
                 .iter()
                 .zip(&r.flows)
                 .map(|(f, rec)| row(f, rec.end, rec.start, rec.ideal_fct))
                 .collect();
+            let maxmin_end = rows.iter().map(|r| r.end).collect();
             Ok(RunOutput {
                 rows,
                 engine: "flow",
@@ -87,6 +92,7 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
                 complete: r.complete,
                 wall_seconds: t0.elapsed().as_secs_f64(),
                 counters: vec![("rate_updates", r.rate_updates as f64)],
+                maxmin_end,
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -94,19 +100,15 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
             let r = sim
                 .run_to_completion(s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON))
                 .map_err(in_engine)?;
-            // The ideal uses the path the engine takes (per-flow ECMP hash with the engine's
-            // seed); in symmetric fabrics every shortest path gives the same ideal anyway.
+            // The ideal FCT and the max-min reference use the path the engine takes (with
+            // spraying there is none: the ideal takes the first shortest path, which in
+            // symmetric fabrics gives the same ideal, and there is no reference).
             let routing = Routing::new(topo);
             let mut rows = Vec::with_capacity(flows.len());
+            let mut paths = Vec::with_capacity(flows.len());
             for (i, (f, rec)) in flows.iter().zip(&r.flows).enumerate() {
-                let path = routing.path(
-                    f.src,
-                    f.dst,
-                    PathSelector::FlowHash {
-                        seed: cfg.seed,
-                        flow: i as u64,
-                    },
-                )?;
+                let sel = cfg.routing.data_selector(cfg.seed, i as u64);
+                let path = routing.path(f.src, f.dst, sel.unwrap_or(PathSelector::First))?;
                 let ideal = ideal_fct(
                     topo,
                     &path,
@@ -114,7 +116,18 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
                     Time::ZERO,
                 );
                 rows.push(row(f, rec.end, rec.start, ideal));
+                paths.push(path);
             }
+            let wall_seconds = t0.elapsed().as_secs_f64();
+            let reference = FlowSimConfig {
+                header_bytes: cfg.header.0,
+                mtu: cfg.mtu.0,
+                ..FlowSimConfig::default()
+            };
+            let maxmin_end = match cfg.routing.data_selector(0, 0) {
+                Some(_) => maxmin_reference(topo, flows, Some(paths), &reference)?,
+                None => vec![None; flows.len()],
+            };
             let drops: u64 = r.links.iter().map(|l| l.drops).sum();
             let marks: u64 = r.links.iter().map(|l| l.marks).sum();
             let retx: u64 = r.flows.iter().map(|f| f.bytes_retransmitted).sum();
@@ -124,16 +137,38 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
                 events: r.events,
                 end_time: r.now,
                 complete: r.complete,
-                wall_seconds: t0.elapsed().as_secs_f64(),
+                wall_seconds,
                 counters: vec![
                     ("data_packet_hops", r.data_packet_hops as f64),
                     ("drops", drops as f64),
                     ("ecn_marks", marks as f64),
                     ("bytes_retransmitted", retx as f64),
                 ],
+                maxmin_end,
             })
         }
     }
+}
+
+/// Each flow's end under the ideal weighted max-min allocation: the flow-level engine on the
+/// same flows (on `paths` if given, else by its ECMP hash) with `cfg` (which should carry the
+/// compared run's MTU and header size, so the bytes on the wire match), run to completion.
+/// The fairness metrics of `summary.json` and s-PERC's "ideal max-min" FCT reference (§7.2)
+/// compare against it.
+pub fn maxmin_reference(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    paths: Option<Vec<Vec<LinkId>>>,
+    cfg: &FlowSimConfig,
+) -> Result<Vec<Option<Time>>> {
+    let mut fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
+    if let Some(paths) = paths {
+        for (f, p) in fluid.iter_mut().zip(paths) {
+            f.path = Some(p);
+        }
+    }
+    let r = flow::run(topo, &fluid, &[], cfg).map_err(in_engine)?;
+    Ok(r.flows.iter().map(|f| f.end).collect())
 }
 
 fn in_engine(e: Error) -> Error {

@@ -179,3 +179,76 @@ fn flow_file_workload_reads_the_hpcc_flow_list() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn packet_runs_carry_the_max_min_reference_on_the_same_paths() {
+    // A permutation of 2 MB flows on a k = 4 fat-tree: ECMP collisions make flows share core
+    // links 1-, 2- or 3-way in the max-min reference. If the reference routes like the packet
+    // engine, the flows it finds alone finish fastest in the packet run, and 3-way-shared
+    // flows take longer on average than 2-way-shared ones; a reference on other paths would
+    // classify the flows at random.
+    let text = r#"
+seed = 2
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "permutation"
+size = "2MB"
+[engine]
+kind = "packet"
+transport = "dctcp"
+qdisc = { kind = "ecn", k = { packets = 20 } }
+seed = 5
+"#;
+    let s = from_toml(text).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    assert!(out.complete);
+    assert_eq!(out.maxmin_end.len(), flows.len());
+    // (packet FCT, max-min FCT) over the ideal FCT, per flow.
+    let ratios: Vec<(f64, f64)> = out
+        .rows
+        .iter()
+        .zip(&out.maxmin_end)
+        .map(|(r, m)| {
+            let ideal = r.ideal_fct.0 as f64;
+            (
+                (r.end.unwrap() - r.start).0 as f64 / ideal,
+                (m.unwrap() - r.start).0 as f64 / ideal,
+            )
+        })
+        .collect();
+    let class = |lo: f64, hi: f64| -> Vec<f64> {
+        ratios
+            .iter()
+            .filter(|(_, m)| *m >= lo && *m < hi)
+            .map(|(p, _)| *p)
+            .collect()
+    };
+    let (alone, two, three) = (class(0.9, 1.1), class(1.9, 2.1), class(2.9, 3.1));
+    assert!(
+        !alone.is_empty() && !two.is_empty() && !three.is_empty(),
+        "{ratios:?}"
+    );
+    let fastest_shared = two
+        .iter()
+        .chain(&three)
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    assert!(alone.iter().all(|&a| a < fastest_shared), "{ratios:?}");
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(mean(&three) > mean(&two), "{ratios:?}");
+    // A flow beats its max-min FCT only by taking more than its fair share from a competitor;
+    // DCTCP stays close to fair: never below 3/4 of the max-min FCT.
+    assert!(ratios.iter().all(|(p, m)| *p > 0.75 * m), "{ratios:?}");
+    // A flow-level run is its own reference.
+    let flow = from_toml(&text.replace(
+        "kind = \"packet\"\ntransport = \"dctcp\"\nqdisc = { kind = \"ecn\", k = { packets = 20 } }\nseed = 5",
+        "kind = \"flow\"",
+    ))
+    .unwrap();
+    let out = run(&flow, &topo, &flows).unwrap();
+    let ends: Vec<Option<Time>> = out.rows.iter().map(|r| r.end).collect();
+    assert_eq!(out.maxmin_end, ends);
+}

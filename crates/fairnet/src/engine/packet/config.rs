@@ -16,6 +16,7 @@
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
 use crate::error::{Error, Result};
+use crate::topo::routing::PathSelector;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +55,20 @@ pub enum RoutingMode {
     Spray,
     /// Always the first equal-cost next hop.
     First,
+}
+
+impl RoutingMode {
+    /// The path choice of a flow's data packets (flow number `flow`, the engine's `seed`), or
+    /// `None` for per-packet spraying, which has no single path. The packet engine routes with
+    /// it, and the max-min reference of a packet run puts each flow on the same path.
+    pub fn data_selector(self, seed: u64, flow: u64) -> Option<PathSelector> {
+        match self {
+            RoutingMode::Ecmp => Some(PathSelector::FlowHash { seed, flow }),
+            RoutingMode::HostPair => Some(PathSelector::HostPairHash { seed }),
+            RoutingMode::First => Some(PathSelector::First),
+            RoutingMode::Spray => None,
+        }
+    }
 }
 
 /// Parameters of the reliable transport and its congestion control.
