@@ -130,7 +130,8 @@ fn write_topology(spec_json: &str, path: &str, format: Option<&str>) -> PyResult
 }
 
 /// Registers this module's functions on `fairnet._core`.
-/// The TPC-H job DAGs ([`fairnet::workload::tpch`]) placed on the topology's hosts: flow
+/// The TPC-H job DAGs ([`fairnet::workload::tpch`]) placed on the topology's hosts
+/// (`placement`: `"distinct"` or `"uniform"`): flow
 /// columns `src`, `dst`, `size`, `start_ps`, `tag` (query number), `deps` as CSR
 /// (`deps_ptr`, `deps`), and `longest_path` (flows from each flow to the end of its DAG,
 /// itself included: Söze §5.1.6's weight).
@@ -140,11 +141,22 @@ fn tpch_jobs<'py>(
     spec_json: &str,
     queries: Vec<u32>,
     scale_factor: f64,
+    placement: &str,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     use fairnet::workload::{dag, tpch};
     let topo = build_topology(spec_json)?;
-    let jobs = tpch::tpch_jobs(topo.hosts(), &queries, scale_factor, seed).map_err(value_error)?;
+    let placement = match placement {
+        "distinct" => tpch::Placement::Distinct,
+        "uniform" => tpch::Placement::Uniform,
+        other => {
+            return Err(value_error(format!(
+                "placement: expected \"distinct\" or \"uniform\", got {other:?}"
+            )))
+        }
+    };
+    let jobs = tpch::tpch_jobs(topo.hosts(), &queries, scale_factor, placement, seed)
+        .map_err(value_error)?;
     let depth = dag::longest_path_to_sink(&jobs.deps).map_err(value_error)?;
     let f = &jobs.flows;
     let d = PyDict::new(py);

@@ -20,8 +20,10 @@
 //!   predicate's value range in the specification (e.g. one year out of seven of `o_orderdate`:
 //!   0.15). A join sends as many bytes as its larger input (a foreign-key join keeps the fact
 //!   side's rows); an aggregation sends 1% of its input (at least `MIN_AGG_BYTES`).
-//! - **Placement.** Each job's tasks go to distinct hosts drawn uniformly at random (seeded), so
-//!   no flow is host-local; a topology with fewer hosts than a job's tasks is an error.
+//! - **Placement** ([`Placement`]). Each task goes to a host drawn at random (seeded): either
+//!   distinct hosts per job (no flow is host-local; a topology with fewer hosts than a job's
+//!   tasks is an error), or independently uniform, where tasks may share a host and an edge
+//!   inside one host is no flow.
 //!
 //! Weights for Fig. 11 come from [`super::dag::longest_path_to_sink`]: "For every flow in the
 //! DAG, we calculate the longest distance from this flow to the end of the DAG and use this
@@ -455,40 +457,78 @@ pub struct DagJobs {
     pub deps: Vec<Vec<u32>>,
 }
 
-/// The TPC-H `queries` at scale factor `sf`, each job's tasks placed on distinct random
-/// `hosts` (seeded), all jobs released at time 0. Flow `tag` = query number.
-pub fn tpch_jobs(hosts: &[NodeId], queries: &[u32], sf: f64, seed: u64) -> Result<DagJobs> {
+/// Where a job's tasks run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Each task on its own host (the job needs at least as many hosts as tasks).
+    #[default]
+    Distinct,
+    /// Each task on a host drawn uniformly at random: tasks may share a host, and an edge
+    /// between two tasks on one host moves no data over the network (no flow: the consumer
+    /// waits for the producer's own inputs instead).
+    Uniform,
+}
+
+/// The TPC-H `queries` at scale factor `sf`, each job's tasks placed on `hosts` as
+/// `placement` says (seeded), all jobs released at time 0. Flow `tag` = query number.
+pub fn tpch_jobs(
+    hosts: &[NodeId],
+    queries: &[u32],
+    sf: f64,
+    placement: Placement,
+    seed: u64,
+) -> Result<DagJobs> {
     if !(sf.is_finite() && sf > 0.0) {
         return Err(Error::invalid(
             "scale_factor",
             format!("expected a positive number, got {sf}"),
         ));
     }
+    if hosts.len() < 2 {
+        return Err(Error::invalid(
+            "topology",
+            "TPC-H jobs need at least 2 hosts",
+        ));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7bc4_0022);
     let mut jobs = DagJobs::default();
     for &q in queries {
         let plan = query_plan(q)?;
-        if plan.tasks.len() > hosts.len() {
-            return Err(Error::invalid(
-                "topology",
-                format!(
-                    "TPC-H query {q} has {} tasks, more than the {} hosts (each task gets its own host)",
-                    plan.tasks.len(),
-                    hosts.len()
-                ),
-            ));
-        }
-        let place: Vec<NodeId> = hosts
-            .choose_multiple(&mut rng, plan.tasks.len())
-            .copied()
-            .collect();
+        let place: Vec<NodeId> = match placement {
+            Placement::Distinct => {
+                if plan.tasks.len() > hosts.len() {
+                    return Err(Error::invalid(
+                        "topology",
+                        format!(
+                            "TPC-H query {q} has {} tasks, more than the {} hosts (each task \
+                             gets its own host)",
+                            plan.tasks.len(),
+                            hosts.len()
+                        ),
+                    ));
+                }
+                hosts
+                    .choose_multiple(&mut rng, plan.tasks.len())
+                    .copied()
+                    .collect()
+            }
+            Placement::Uniform => (0..plan.tasks.len())
+                .map(|_| *hosts.choose(&mut rng).expect("hosts checked non-empty"))
+                .collect(),
+        };
         let bytes = plan.output_bytes(sf);
-        // The flows into each task (their ids), filled as the tasks' output flows are made;
-        // inputs come before their consumers, so a producer's inputs are known when its
-        // output flows are created.
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); plan.tasks.len()];
+        // The network flows a task must wait for before it can start (its input flows, and
+        // for a host-local input, that input's own wait set), filled as tasks are visited;
+        // inputs come before their consumers, so a producer's set is complete when its output
+        // flows are made.
+        let mut wait: Vec<Vec<u32>> = vec![Vec::new(); plan.tasks.len()];
         for consumer in 0..plan.tasks.len() {
             for &producer in plan.inputs(consumer) {
+                if place[producer] == place[consumer] {
+                    let inherited = wait[producer].clone();
+                    wait[consumer].extend(inherited);
+                    continue;
+                }
                 let id = jobs.flows.len() as u32;
                 let mut f = FlowSpec::new(
                     place[producer],
@@ -498,9 +538,11 @@ pub fn tpch_jobs(hosts: &[NodeId], queries: &[u32], sf: f64, seed: u64) -> Resul
                 );
                 f.tag = q;
                 jobs.flows.push(f);
-                jobs.deps.push(into[producer].clone());
-                into[consumer].push(id);
+                jobs.deps.push(wait[producer].clone());
+                wait[consumer].push(id);
             }
+            wait[consumer].sort_unstable();
+            wait[consumer].dedup();
         }
     }
     Ok(jobs)
@@ -518,7 +560,7 @@ mod tests {
     #[test]
     fn every_query_is_a_dag_ending_in_one_result_flow() {
         let all: Vec<u32> = (1..=22).collect();
-        let jobs = tpch_jobs(&hosts(128), &all, 1.0, 1).unwrap();
+        let jobs = tpch_jobs(&hosts(128), &all, 1.0, Placement::Distinct, 1).unwrap();
         topological_order(&jobs.deps).unwrap();
         let depth = longest_path_to_sink(&jobs.deps).unwrap();
         for q in 1..=22 {
@@ -573,14 +615,40 @@ mod tests {
     }
 
     #[test]
+    fn host_local_edges_pass_their_waits_on() {
+        // Two hosts for a 17-task query: many edges are host-local. Every flow still leaves
+        // the host its dependencies arrived at, and waits only for flows of its own job.
+        let jobs = tpch_jobs(&hosts(2), &[8, 21], 1.0, Placement::Uniform, 3).unwrap();
+        topological_order(&jobs.deps).unwrap();
+        for (i, f) in jobs.flows.iter().enumerate() {
+            assert_ne!(f.src, f.dst);
+            for &d in &jobs.deps[i] {
+                let d = &jobs.flows[d as usize];
+                assert_eq!(d.tag, f.tag);
+                assert_eq!(d.dst, f.src);
+            }
+        }
+        let distinct = tpch_jobs(&hosts(64), &[8], 1.0, Placement::Distinct, 3).unwrap();
+        let local = jobs.flows.iter().filter(|f| f.tag == 8).count();
+        assert!(
+            local < distinct.flows.len(),
+            "some edges of Q8 are host-local"
+        );
+    }
+
+    #[test]
     fn bad_requests_are_errors() {
         assert_eq!(
             query_plan(23).unwrap_err().to_string(),
             "queries: TPC-H has queries 1 to 22, got 23"
         );
-        let e = tpch_jobs(&hosts(16), &[8], 1.0, 1).unwrap_err().to_string();
+        let e = tpch_jobs(&hosts(16), &[8], 1.0, Placement::Distinct, 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("topology: TPC-H query 8 has 17 tasks"), "{e}");
-        let e = tpch_jobs(&hosts(16), &[1], 0.0, 1).unwrap_err().to_string();
+        let e = tpch_jobs(&hosts(16), &[1], 0.0, Placement::Distinct, 1)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "scale_factor: expected a positive number, got 0");
     }
 }
