@@ -23,3 +23,10 @@ def test_bench_allocate_quick_prints_the_fig19_series() -> None:
     assert r.returncode == 0, r.stderr
     assert "Söze Fig. 19(a)" in r.stdout and "Söze Fig. 19(b)" in r.stdout
     assert "FAILED" not in r.stdout
+
+
+def test_bench_packet_runs_web_search_beside_the_yardstick() -> None:
+    r = run("packet", "--ms", "0.3")
+    assert r.returncode == 0, r.stderr
+    assert "web search 50%" in r.stdout
+    assert "flows started / finished" in r.stdout

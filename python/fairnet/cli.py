@@ -415,7 +415,7 @@ def bench_allocate(quick: bool, seed: int) -> None:
     help="Simulated milliseconds.",
 )
 def bench_packet(simulated_ms: float) -> None:
-    """Packet engine speed on the htsim yardstick (k=8 fat-tree, DCTCP, permutation)."""
+    """Packet engine speed: htsim yardstick (k=8 fat-tree, DCTCP, permutation), web search 50%."""
     from fairnet.bench_packet import bench_packet as run
 
     run(simulated_ms=simulated_ms)

@@ -6,6 +6,11 @@
 //! at K = 15 packets, 1500 B packets on the wire (1452 B payload + 48 B header), permutation
 //! traffic (a seeded random derangement: each host sends one long flow to a distinct other
 //! host, one ECMP path per flow).
+//!
+//! The second benchmark ([`websearch_scenario`]) keeps the fabric and the transport and
+//! replaces the permutation with web-search flows (DCTCP paper's distribution) arriving as a
+//! Poisson process at a fraction of the host links' capacity (50% in `fairnet bench packet`):
+//! many short flows, so flow setup, completion and the pool's churn are measured too.
 
 use super::config::{PacketConfig, TransportKind};
 use super::qdisc::{EcnThreshold, QdiscConfig};
@@ -13,10 +18,11 @@ use super::sim::PacketSim;
 use crate::error::Result;
 use crate::topo::{fat_tree, FatTreeSpec, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
-use crate::workload::FlowSpec;
+use crate::workload::{poisson_flows, FlowSpec, SizeCdf};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::path::Path;
 use std::time::Instant;
 
 /// Topology, flows and configuration of the yardstick on a `k`-ary fat-tree; `seed` drives
@@ -60,6 +66,27 @@ pub fn htsim_yardstick(k: u32, seed: u64) -> Result<(Topology, Vec<FlowSpec>, Pa
     Ok((topo, flows, cfg))
 }
 
+/// The yardstick's fabric and transport with Poisson web-search flows offering `load` of the
+/// host links' capacity, enough flows to keep arriving for `duration` (sizes from the CDF
+/// file at `cdf`; flows are real sizes, so they finish and new ones start).
+pub fn websearch_scenario(
+    k: u32,
+    load: f64,
+    duration: Time,
+    cdf: &Path,
+    seed: u64,
+) -> Result<(Topology, Vec<FlowSpec>, PacketConfig)> {
+    let (topo, _, cfg) = htsim_yardstick(k, seed)?;
+    let cdf = SizeCdf::from_file(cdf)?;
+    let hosts = topo.hosts().to_vec();
+    let rate = Rate::gbps(100);
+    // Arrivals per second over all hosts, times the duration, plus 10% so arrivals outlast it.
+    let per_second = load * rate.bps() * hosts.len() as f64 / (8.0 * cdf.mean());
+    let n = (per_second * duration.as_secs_f64() * 1.1).ceil() as usize + 1;
+    let flows = poisson_flows(&hosts, rate, load, &cdf, n, seed)?;
+    Ok((topo, flows, cfg))
+}
+
 /// Figures of one timed run of the yardstick.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchReport {
@@ -86,6 +113,10 @@ pub struct BenchReport {
     pub marks: u64,
     /// Mean goodput per flow, bit/s.
     pub mean_goodput: f64,
+    /// Flows that had started by the end of the run.
+    pub flows_started: usize,
+    /// Flows that had finished by the end of the run.
+    pub flows_finished: usize,
 }
 
 /// CPU time of the calling thread in seconds (`/proc/thread-self/schedstat`, Linux).
@@ -98,7 +129,17 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 /// Builds the yardstick and runs it for `simulated` time, timing the run.
 pub fn run_yardstick(simulated: Time, k: u32, seed: u64) -> Result<BenchReport> {
     let (topo, flows, cfg) = htsim_yardstick(k, seed)?;
-    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    timed_run(&topo, &flows, cfg, simulated)
+}
+
+/// Runs `flows` for `simulated` time, timing the run (construction excluded).
+pub fn timed_run(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    cfg: PacketConfig,
+    simulated: Time,
+) -> Result<BenchReport> {
+    let mut sim = PacketSim::new(topo, flows, cfg)?;
     let cpu0 = thread_cpu_seconds();
     let t0 = Instant::now();
     let r = sim.run_until(simulated)?;
@@ -108,9 +149,10 @@ pub fn run_yardstick(simulated: Time, k: u32, seed: u64) -> Result<BenchReport> 
         _ => None,
     };
     let simulated_seconds = r.now.as_secs_f64();
-    let delivered: u64 = r.flows.iter().map(|f| f.delivered).sum();
+    let started: Vec<_> = r.flows.iter().filter(|f| f.start <= r.now).collect();
+    let delivered: u64 = started.iter().map(|f| f.delivered).sum();
     Ok(BenchReport {
-        hosts: flows.len(),
+        hosts: topo.num_hosts(),
         wall_seconds,
         cpu_seconds,
         simulated_seconds,
@@ -120,11 +162,13 @@ pub fn run_yardstick(simulated: Time, k: u32, seed: u64) -> Result<BenchReport> 
         peak_live_packets: r.peak_packets,
         drops: r.links.iter().map(|l| l.drops).sum(),
         marks: r.links.iter().map(|l| l.marks).sum(),
-        mean_goodput: if simulated_seconds > 0.0 {
-            delivered as f64 * 8.0 / simulated_seconds / flows.len() as f64
+        mean_goodput: if simulated_seconds > 0.0 && !started.is_empty() {
+            delivered as f64 * 8.0 / simulated_seconds / started.len() as f64
         } else {
             0.0
         },
+        flows_started: started.len(),
+        flows_finished: r.flows.iter().filter(|f| f.end.is_some()).count(),
     })
 }
 
@@ -148,5 +192,18 @@ mod tests {
         assert!(r.data_packet_hops > 0 && r.all_packet_hops > r.data_packet_hops);
         assert!(r.events > r.all_packet_hops);
         assert!(r.mean_goodput > 1e9, "{}", r.mean_goodput);
+        assert_eq!((r.flows_started, r.flows_finished), (16, 0));
+    }
+
+    #[test]
+    fn websearch_benchmark_runs_short_flows_to_completion() {
+        let cdf = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../python/fairnet/data/flow-size-cdf/WebSearch_distribution.txt");
+        let (topo, flows, cfg) = websearch_scenario(4, 0.5, Time::from_us(500), &cdf, 3).unwrap();
+        // 50% of 16 × 100 Gb/s over 0.5 ms, at a mean of about 1.6 MB: a few dozen flows.
+        assert!(flows.len() > 20 && flows.len() < 200, "{}", flows.len());
+        let r = timed_run(&topo, &flows, cfg, Time::from_us(500)).unwrap();
+        assert!(r.flows_started > 10 && r.flows_finished > 0, "{r:?}");
+        assert!(r.flows_finished < r.flows_started);
     }
 }
