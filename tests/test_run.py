@@ -95,3 +95,36 @@ def test_malformed_toml(tmp_path: Path) -> None:
     scenario.write_text("[topology\nkind = 1")
     r = run("run", str(scenario))
     assert r.returncode == 2 and "invalid TOML" in r.stderr
+
+
+def test_ctrl_c_writes_the_finished_flows_marked_partial(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    scenario = tmp_path / "long.toml"
+    # Far more work than the test waits for: 60k web-search flows at the packet level.
+    scenario.write_text(
+        SMALL.replace("flows = 400", "flows = 60000")
+        .replace('kind = "flow"', 'kind = "packet"')
+        .replace("k = 4", "k = 8")
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [*FAIRNET, "run", str(scenario), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's background job ignores SIGINT, and children inherit that; restore it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(5)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "interrupted" in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] and summary["partial"] and not summary["complete"]
+    assert 0 < summary["finished"] < summary["flows"] == 60000
+    table = pq.read_table(out / "flows.parquet")
+    assert table.num_rows == 60000

@@ -199,8 +199,14 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
     from fairnet.runner import run_scenario
 
     outdir = output if output is not None else Path("results") / scenario.stem
-    summary = run_scenario(scenario, outdir, overrides, fct_txt=fct_txt)
+    summary = run_scenario(scenario, outdir, overrides, fct_txt=fct_txt, show_progress=True)
     extra = ", fct.txt" if fct_txt else ""
+    if summary["interrupted"]:
+        console.print(
+            f"interrupted: wrote the {summary['finished']:,} finished flows to {outdir}/ "
+            "(summary.json marks the run partial)"
+        )
+        sys.exit(130)
     sd = summary["slowdown"]
     console.print(
         f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "

@@ -289,22 +289,30 @@ def run(
     overrides: Overrides = (),
     output: str | Path | None = None,
     fct_txt: bool = False,
+    show_progress: bool = False,
 ) -> Results:
     """Runs a scenario (a TOML file's path, or a dict of the same structure) and returns its
     :class:`Results`; with ``output`` also writes every output file there (``fct_txt``: the
-    HPCC simulator's ``fct.txt`` too)."""
+    HPCC simulator's ``fct.txt`` too). ``show_progress``: a progress bar for long runs, and
+    Ctrl-C returns (and writes) what finished instead of raising."""
     doc, base_dir = prepare(scenario, overrides)
-    results = run_document(doc, base_dir)
+    results = run_document(doc, base_dir, show_progress=show_progress)
     if output is not None:
         results.write(output, fct_txt=fct_txt)
     return results
 
 
-def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
-    """Runs a prepared scenario document (see :func:`prepare`); nothing is written."""
+def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool = False) -> Results:
+    """Runs a prepared scenario document (see :func:`prepare`); nothing is written. With
+    ``show_progress``, a run longer than two seconds draws a progress bar; Ctrl-C stops the
+    run and returns what finished (``summary["interrupted"]``, ``summary["partial"]``)."""
     import pyarrow as pa
 
-    out = dict(_core.run_scenario(json.dumps(doc), str(base_dir)))
+    from fairnet.progress import run_scenario_json
+
+    out, interrupted = run_scenario_json(
+        json.dumps(doc), str(base_dir), show=show_progress, total_flows=_flow_count(doc)
+    )
     resolved = json.loads(out.pop("resolved"))
     cols = {
         k: out.pop(k)
@@ -343,11 +351,26 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
         }
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
-    return Results(flows_arrow=table, summary=_summary(cols, out), scenario=resolved, exact=exact)
+    summary = _summary(cols, out)
+    summary["interrupted"] = interrupted
+    return Results(flows_arrow=table, summary=summary, scenario=resolved, exact=exact)
+
+
+def _flow_count(doc: Mapping[str, Any]) -> int | None:
+    """The number of flows when the document says it (Poisson workloads), for the bar."""
+    workload = doc.get("workload", {})
+    n = workload.get("flows") if isinstance(workload, Mapping) else None
+    return n if isinstance(n, int) else None
 
 
 def run_scenario(
-    path: Path, outdir: Path, overrides: Overrides = (), fct_txt: bool = False
+    path: Path,
+    outdir: Path,
+    overrides: Overrides = (),
+    fct_txt: bool = False,
+    show_progress: bool = False,
 ) -> dict[str, Any]:
     """Runs the scenario at ``path``, writes every output into ``outdir``; returns the summary."""
-    return run(path, overrides=overrides, output=outdir, fct_txt=fct_txt).summary
+    return run(
+        path, overrides=overrides, output=outdir, fct_txt=fct_txt, show_progress=show_progress
+    ).summary

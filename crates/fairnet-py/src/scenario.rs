@@ -1,24 +1,60 @@
 //! Binding of the scenario layer: parse, validate, build and run a scenario in one call.
 
 use crate::workload::value_error;
+use fairnet::engine::Progress;
 use fairnet::scenario;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::Path;
+use std::sync::Arc;
+
+/// Progress of a running scenario, read from another Python thread while `run_scenario` runs
+/// (it releases the GIL), and the way to stop it early ([`fairnet::engine::Progress`]).
+#[pyclass(frozen)]
+#[derive(Default)]
+pub struct RunProgress(Arc<Progress>);
+
+#[pymethods]
+impl RunProgress {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// `(simulated seconds, events, flows finished, cancelled)` at the latest update.
+    fn snapshot(&self) -> (f64, u64, u64, bool) {
+        let s = self.0.snapshot();
+        (
+            s.sim_time.as_secs_f64(),
+            s.events,
+            s.flows_finished,
+            s.cancelled,
+        )
+    }
+
+    /// Asks the run to stop; it returns what finished, marked incomplete.
+    fn cancel(&self) {
+        self.0.cancel();
+    }
+}
 
 /// Runs the scenario given as JSON (files resolved against `base_dir`): the flow table as
 /// arrays, the run's counters, and the resolved scenario (with every default) as JSON.
+/// `progress` (a `RunProgress`) is updated as the run goes and can cancel it.
 #[pyfunction]
+#[pyo3(signature = (scenario_json, base_dir, progress=None))]
 fn run_scenario<'py>(
     py: Python<'py>,
     scenario_json: &str,
     base_dir: &str,
+    progress: Option<&RunProgress>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::from_json(scenario_json).map_err(value_error)?;
     let (topo, flows) = s.build(Path::new(base_dir)).map_err(value_error)?;
+    let progress = progress.map_or_else(Arc::default, |p| p.0.clone());
     let out = py
-        .detach(|| scenario::run(&s, &topo, &flows))
+        .detach(|| scenario::run_with_progress(&s, &topo, &flows, &progress))
         .map_err(value_error)?;
     let d = PyDict::new(py);
     let col_i = |f: &dyn Fn(&scenario::RunRow) -> i64| out.rows.iter().map(f).collect::<Vec<i64>>();
@@ -55,6 +91,7 @@ fn run_scenario<'py>(
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;
     d.set_item("complete", out.complete)?;
+    d.set_item("cancelled", progress.is_cancelled())?;
     d.set_item("wall_seconds", out.wall_seconds)?;
     let counters = PyDict::new(py);
     for (k, v) in &out.counters {
@@ -75,6 +112,7 @@ fn resolve_scenario(scenario_json: &str) -> PyResult<String> {
 
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RunProgress>()?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     Ok(())

@@ -3,6 +3,10 @@
 //!
 //! - [`flow`]: the flow-level (fluid) engine.
 //! - [`packet`]: the packet-level discrete-event engine.
+//! - [`progress`]: progress reporting and cancellation shared by the engines.
 
 pub mod flow;
 pub mod packet;
+pub mod progress;
+
+pub use progress::{Progress, ProgressSnapshot};

@@ -28,7 +28,7 @@
 
 mod run;
 
-pub use run::{run, RunOutput, RunRow};
+pub use run::{maxmin_reference, run, run_with_progress, RunOutput, RunRow};
 
 use crate::engine::flow::FlowSimConfig;
 use crate::engine::packet::PacketConfig;

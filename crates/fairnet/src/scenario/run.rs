@@ -3,6 +3,7 @@
 use super::{EngineSpec, Scenario};
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow};
 use crate::engine::packet::PacketSim;
+use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{LinkId, NodeId};
 use crate::metrics::{ideal_fct, wire_bytes};
@@ -61,6 +62,18 @@ pub struct RunOutput {
 
 /// Runs `flows` on `topo` with the scenario's engine.
 pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutput> {
+    run_with_progress(s, topo, flows, &Progress::default())
+}
+
+/// [`run`], reporting to `progress`; a cancelled `progress` stops the engine where it is and
+/// the output holds what finished (`complete` false). The max-min reference of a packet run
+/// is skipped then.
+pub fn run_with_progress(
+    s: &Scenario,
+    topo: &Topology,
+    flows: &[FlowSpec],
+    progress: &Progress,
+) -> Result<RunOutput> {
     let t0 = Instant::now();
     let row = |f: &FlowSpec, end: Option<Time>, start: Time, ideal: Time| RunRow {
         src: f.src,
@@ -77,7 +90,8 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
             let mut cfg = cfg.clone();
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
-            let r = flow::run(topo, &fluid, &[], &cfg).map_err(in_engine)?;
+            let r =
+                flow::run_with_progress(topo, &fluid, &[], &cfg, progress).map_err(in_engine)?;
             let rows: Vec<RunRow> = flows
                 .iter()
                 .zip(&r.flows)
@@ -98,7 +112,10 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
         EngineSpec::Packet(cfg) => {
             let mut sim = PacketSim::new(topo, flows, cfg.clone()).map_err(in_engine)?;
             let r = sim
-                .run_to_completion(s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON))
+                .run_to_completion_with_progress(
+                    s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON),
+                    progress,
+                )
                 .map_err(in_engine)?;
             // The ideal FCT and the max-min reference use the path the engine takes (with
             // spraying there is none: the ideal takes the first shortest path, which in
@@ -125,8 +142,10 @@ pub fn run(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<RunOutpu
                 ..FlowSimConfig::default()
             };
             let maxmin_end = match cfg.routing.data_selector(0, 0) {
-                Some(_) => maxmin_reference(topo, flows, Some(paths), &reference)?,
-                None => vec![None; flows.len()],
+                Some(_) if !progress.is_cancelled() => {
+                    maxmin_reference(topo, flows, Some(paths), &reference)?
+                }
+                _ => vec![None; flows.len()],
             };
             let drops: u64 = r.links.iter().map(|l| l.drops).sum();
             let marks: u64 = r.links.iter().map(|l| l.marks).sum();

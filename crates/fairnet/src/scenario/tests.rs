@@ -252,3 +252,55 @@ seed = 5
     let ends: Vec<Option<Time>> = out.rows.iter().map(|r| r.end).collect();
     assert_eq!(out.maxmin_end, ends);
 }
+
+#[test]
+fn a_cancelled_run_keeps_what_finished() {
+    // Packet engine: a cancelled progress stops the run after its first Progress::EVERY events;
+    // what finished by then finished exactly as in the full run.
+    let text = r#"
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "poisson"
+cdf = "WebSearch_distribution.txt"
+load = "50%"
+flows = 200
+[engine]
+kind = "packet"
+"#;
+    let s = from_toml(text).unwrap();
+    let (topo, flows) = s.build(&cdf_dir()).unwrap();
+    let full = run(&s, &topo, &flows).unwrap();
+    assert!(full.complete);
+    let progress = crate::engine::Progress::default();
+    progress.cancel();
+    let part = run_with_progress(&s, &topo, &flows, &progress).unwrap();
+    assert!(!part.complete);
+    let done = part.rows.iter().filter(|r| r.end.is_some()).count();
+    assert!(done > 0 && done < flows.len(), "{done}");
+    for (p, f) in part.rows.iter().zip(&full.rows) {
+        if p.end.is_some() {
+            assert_eq!(p.end, f.end);
+        }
+    }
+    assert!(
+        part.maxmin_end.iter().all(|e| e.is_none()),
+        "reference skipped"
+    );
+    let snap = progress.snapshot();
+    assert_eq!(snap.events, crate::engine::Progress::EVERY);
+    assert_eq!(snap.flows_finished as usize, done);
+
+    // Flow engine: stops at its first check, before any event.
+    let s = from_toml(FLOW_SCENARIO).unwrap();
+    let (topo, flows) = s.build(&cdf_dir()).unwrap();
+    let part = run_with_progress(&s, &topo, &flows, &progress).unwrap();
+    assert!(!part.complete);
+    assert!(part.rows.iter().all(|r| r.end.is_none()));
+    // An uncancelled progress ends at the run's last figures.
+    let progress = crate::engine::Progress::default();
+    let out = run_with_progress(&s, &topo, &flows, &progress).unwrap();
+    assert!(out.complete);
+    assert!(progress.snapshot().events <= out.events);
+}

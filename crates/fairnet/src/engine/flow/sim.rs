@@ -1,6 +1,7 @@
 //! The fluid simulation loop.
 
 use crate::alloc::{IncrementalAllocator, IndexedMinHeap, Slot};
+use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{LinkId, NodeId};
 use crate::metrics::{ideal_fct, slowdown, wire_bytes};
@@ -361,6 +362,18 @@ pub fn run(
     changes: &[WeightChange],
     cfg: &FlowSimConfig,
 ) -> Result<FlowSimResults> {
+    run_with_progress(topo, flows, changes, cfg, &Progress::default())
+}
+
+/// [`run`], reporting to `progress` as it goes; a cancelled `progress` stops the run as
+/// `stop_at` would (unfinished flows reported unfinished, the run incomplete).
+pub fn run_with_progress(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    changes: &[WeightChange],
+    cfg: &FlowSimConfig,
+    progress: &Progress,
+) -> Result<FlowSimResults> {
     let mut st = prepare(topo, flows, changes, cfg)?;
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
     for (i, f) in flows.iter().enumerate() {
@@ -397,6 +410,7 @@ pub fn run(
     let mut finished = 0usize;
     let mut now = Time::ZERO;
     let mut complete = true;
+    let mut next_progress = 0u64;
 
     loop {
         let next_other = queue.peek().map(|r| r.0 .0);
@@ -409,6 +423,13 @@ pub fn run(
             complete = false;
             now = cfg.stop_at.unwrap();
             break;
+        }
+        if events >= next_progress {
+            next_progress = events + Progress::EVERY;
+            if !progress.update(now, events, finished as u64) {
+                complete = false;
+                break;
+            }
         }
         if finished == flows.len() {
             break;

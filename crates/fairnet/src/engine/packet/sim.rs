@@ -30,6 +30,7 @@ use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
 use super::records::{Conservation, FlowRecord, LinkRecord, PacketResults};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
 use super::udp::UdpSender;
+use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{PathSelector, Routing, Topology};
@@ -496,11 +497,28 @@ impl PacketSim {
 
     /// Runs until every flow has finished, no event is left, or `max_time` is reached.
     pub fn run_to_completion(&mut self, max_time: Time) -> Result<PacketResults> {
+        self.run_to_completion_with_progress(max_time, &Progress::default())
+    }
+
+    /// [`PacketSim::run_to_completion`], reporting to `progress` every [`Progress::EVERY`]
+    /// events; a cancelled `progress` stops the run there (the results show what finished).
+    pub fn run_to_completion_with_progress(
+        &mut self,
+        max_time: Time,
+        progress: &Progress,
+    ) -> Result<PacketResults> {
+        let mut handled = 0u64;
         while self.finished < self.flows.len() {
             match self.events.peek_time() {
                 Some(next) if next <= max_time => {
                     let (now, ev) = self.events.pop().expect("peeked");
                     self.handle(now.0, ev);
+                    handled += 1;
+                    if handled & (Progress::EVERY - 1) == 0
+                        && !progress.update(now, self.events.popped(), self.finished as u64)
+                    {
+                        break;
+                    }
                 }
                 _ => break,
             }
