@@ -85,3 +85,31 @@ def test_fairness_against_the_max_min_reference() -> None:
     assert packet.flows["maxmin_fct_s"].to_numpy() == pytest.approx(
         flow.flows["maxmin_fct_s"].to_numpy(), rel=0.06
     )
+
+
+def test_recorded_rates_are_written_and_sum_to_at_most_capacity(tmp_path: Path) -> None:
+    doc = {
+        "topology": {"kind": "fat_tree", "k": 4},
+        "workload": {"kind": "incast", "senders": 3, "size": "1MB"},
+        "weights": {"kind": "uniform", "lo": 1, "hi": 4},
+        "engine": {"kind": "flow", "rate_interval": "10us"},
+    }
+    r = fairnet.run(doc)
+    rates = r.rates
+    assert rates is not None and rates.height > 0
+    # At every sample the incast flows fill the receiver's 100 Gb/s link, and while all three
+    # are active they share it in proportion to their weights.
+    per_time = rates.group_by("time_s").agg(pl.col("rate_bps").sum(), pl.len())
+    assert per_time["rate_bps"].to_numpy() == pytest.approx(100e9, rel=1e-9)
+    first = rates.filter(pl.col("time_s") == rates["time_s"].min()).sort("flow")
+    assert first.height == 3
+    w = r.flows.sort("flow")["weight"].to_numpy()
+    shares = first["rate_bps"].to_numpy() / first["rate_bps"].sum()
+    assert shares == pytest.approx(w / w.sum(), rel=1e-9)
+    r.write(tmp_path / "out")
+    assert pl.read_parquet(tmp_path / "out" / "rates.parquet").height == rates.height
+    # No recording, no file.
+    plain = fairnet.run(doc | {"engine": {"kind": "flow"}})
+    assert plain.rates is None
+    plain.write(tmp_path / "plain")
+    assert not (tmp_path / "plain" / "rates.parquet").exists()

@@ -8,6 +8,8 @@ Output directory layout:
   flow-level engine on the same flows and paths),
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, run time, events/s, completeness,
+- ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``): every active
+  flow's rate at each sample time (``time_s``, ``flow``, ``rate_bps``),
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
@@ -250,9 +252,21 @@ class Results:
     flows_arrow: pa.Table
     summary: dict[str, Any]
     scenario: dict[str, Any]
+    #: Rate samples (``time_s``, ``flow``, ``rate_bps``), empty unless the scenario records
+    #: them (flow engine: ``engine.rate_interval``).
+    rates_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def rates(self) -> pl.DataFrame | None:
+        """The rate samples as a polars DataFrame, or None if none were recorded."""
+        import polars as pl
+
+        if self.rates_arrow is None or not self.rates_arrow.num_rows:
+            return None
+        return pl.from_arrow(self.rates_arrow)  # type: ignore[return-value]
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -274,6 +288,8 @@ class Results:
             (outdir / "fct.txt").write_text(fct_text(self.exact))
         (outdir / "scenario.json").write_text(json.dumps(self.scenario, indent=1) + "\n")
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
+        if self.rates_arrow is not None and self.rates_arrow.num_rows:
+            pq.write_table(self.rates_arrow, outdir / "rates.parquet")
         png = None
         if self.summary["finished"]:
             png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
@@ -351,9 +367,23 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
         }
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
+    rates = out.pop("rates")
+    rates_table = pa.table(
+        {
+            "time_s": rates["time_ps"] / 1e12,
+            "flow": rates["flow"],
+            "rate_bps": rates["rate_bps"],
+        }
+    )
     summary = _summary(cols, out)
     summary["interrupted"] = interrupted
-    return Results(flows_arrow=table, summary=summary, scenario=resolved, exact=exact)
+    return Results(
+        flows_arrow=table,
+        summary=summary,
+        scenario=resolved,
+        exact=exact,
+        rates_arrow=rates_table,
+    )
 
 
 def _flow_count(doc: Mapping[str, Any]) -> int | None:

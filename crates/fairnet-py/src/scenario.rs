@@ -87,6 +87,32 @@ fn run_scenario<'py>(
             .collect::<Vec<f64>>()
             .into_pyarray(py),
     )?;
+    let rates = PyDict::new(py);
+    rates.set_item(
+        "time_ps",
+        out.rates
+            .iter()
+            .map(|r| r.time.0 as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    rates.set_item(
+        "flow",
+        out.rates
+            .iter()
+            .map(|r| r.flow as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    rates.set_item(
+        "rate_bps",
+        out.rates
+            .iter()
+            .map(|r| r.rate)
+            .collect::<Vec<f64>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("rates", rates)?;
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;

@@ -1,7 +1,7 @@
 //! Running a built scenario on its engine, with one flow table for every engine.
 
 use super::{EngineSpec, Scenario};
-use crate::engine::flow::{self, FlowSimConfig, FluidFlow};
+use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample};
 use crate::engine::packet::PacketSim;
 use crate::engine::Progress;
 use crate::error::{Error, Result};
@@ -58,6 +58,9 @@ pub struct RunOutput {
     /// the same flows, paths and per-packet headers ([`maxmin_reference`]). For a flow-level
     /// run this is the run itself. `None` for a flow the reference did not finish.
     pub maxmin_end: Vec<Option<Time>>,
+    /// Rate samples of the active flows, if the engine was asked to record them (flow engine:
+    /// `engine.rate_interval`).
+    pub rates: Vec<RateSample>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -107,6 +110,7 @@ pub fn run_with_progress(
                 wall_seconds: t0.elapsed().as_secs_f64(),
                 counters: vec![("rate_updates", r.rate_updates as f64)],
                 maxmin_end,
+                rates: r.rates,
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -164,6 +168,7 @@ pub fn run_with_progress(
                     ("bytes_retransmitted", retx as f64),
                 ],
                 maxmin_end,
+                rates: Vec::new(),
             })
         }
     }
