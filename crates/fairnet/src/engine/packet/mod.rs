@@ -19,6 +19,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod event;
 pub mod host;
+pub mod hpcc;
 pub mod pkt;
 pub mod port;
 pub mod qdisc;
@@ -32,11 +33,13 @@ pub mod udp;
 #[cfg(test)]
 mod tests;
 
+pub use cc::CcContext;
 pub use cc::{AckInfo, CcImpl, CongestionControl};
-pub use config::{PacketConfig, RoutingMode, TcpConfig, TransportKind};
+pub use config::{PacketConfig, QdelaySignal, RoutingMode, TcpConfig, TransportKind};
 pub use cubic::Cubic;
 pub use dctcp::{Dctcp, Reno};
 pub use host::HostShim;
+pub use hpcc::{Hpcc, HpccConfig};
 pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};
 pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
 pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
