@@ -93,7 +93,8 @@ impl SozeConfig {
     /// sender is built ([`super::Soze::new`]).
     pub fn validate(&self, at: &str) -> Result<()> {
         let f = |n: &str| format!("{at}.{n}");
-        if !self.m.is_finite() || (!self.allow_unstable && !(self.m > 0.0 && self.m < 2.0)) {
+        let in_lemma = self.m > 0.0 && self.m < 2.0;
+        if !self.m.is_finite() || !(self.allow_unstable || in_lemma) {
             return Err(Error::invalid(
                 f("m"),
                 format!(
