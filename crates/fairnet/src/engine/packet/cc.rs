@@ -99,6 +99,8 @@ pub enum CcImpl {
     Cubic(super::cubic::Cubic),
     /// [`super::hpcc::Hpcc`].
     Hpcc(super::hpcc::Hpcc),
+    /// [`super::delay_aimd::DelayAimd`].
+    DelayAimd(super::delay_aimd::DelayAimd),
     /// [`crate::systems::soze::Soze`].
     Soze(crate::systems::soze::Soze),
     /// Any other [`CongestionControl`].
@@ -112,6 +114,7 @@ macro_rules! dispatch {
             CcImpl::Reno($c) => $e,
             CcImpl::Cubic($c) => $e,
             CcImpl::Hpcc($c) => $e,
+            CcImpl::DelayAimd($c) => $e,
             CcImpl::Soze($c) => $e,
             CcImpl::Custom($c) => $e,
         }

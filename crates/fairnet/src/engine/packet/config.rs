@@ -3,7 +3,7 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int (HPCC needs "int")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
@@ -20,6 +20,7 @@
 //! eta = 0.95
 //! ```
 
+use super::delay_aimd::DelayAimdConfig;
 use super::hpcc::HpccConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
@@ -53,6 +54,9 @@ pub enum TransportKind {
     /// Reliable sender with HPCC ([`super::hpcc::Hpcc`], [`PacketConfig::hpcc`]); needs
     /// `port_agent = "int"`.
     Hpcc,
+    /// Reliable sender with Söze §5.3.1's queueing-delay AIMD
+    /// ([`super::delay_aimd::DelayAimd`], [`PacketConfig::delay_aimd`]), for use with WRR.
+    DelayAimd,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -160,6 +164,8 @@ pub struct PacketConfig {
     pub soze: SozeConfig,
     /// HPCC's parameters (used with `transport = "hpcc"`).
     pub hpcc: HpccConfig,
+    /// The queueing-delay AIMD's parameters (used with `transport = "delay_aimd"`).
+    pub delay_aimd: DelayAimdConfig,
 }
 
 impl Default for PacketConfig {
@@ -178,6 +184,7 @@ impl Default for PacketConfig {
             qdelay_signal: QdelaySignal::Sojourn,
             soze: SozeConfig::default(),
             hpcc: HpccConfig::default(),
+            delay_aimd: DelayAimdConfig::default(),
         }
     }
 }
@@ -273,6 +280,7 @@ impl PacketConfig {
         }
         self.soze.validate(&at("soze"))?;
         self.hpcc.validate(&at("hpcc"))?;
+        self.delay_aimd.validate(&at("delay_aimd"))?;
         if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -326,7 +334,7 @@ mod tests {
         assert_eq!(
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
-             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`"
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -22,6 +22,7 @@ use super::cc::{CcContext, CcImpl, CongestionControl};
 use super::config::{PacketConfig, QdelaySignal, RoutingMode, TransportKind};
 use super::cubic::Cubic;
 use super::dctcp::{Dctcp, Reno};
+use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
@@ -384,6 +385,9 @@ impl PacketSim {
                         TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
                         TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
                         TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
+                        TransportKind::DelayAimd => {
+                            CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
+                        }
                         TransportKind::Soze => CcImpl::Soze(Soze::new(
                             &cfg.soze,
                             soze_range,

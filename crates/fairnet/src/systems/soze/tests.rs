@@ -456,3 +456,68 @@ fn multi_connection_weight_3_gets_three_quarters() {
     println!("multi-connection: {:?} Gb/s", per_flow.map(|x| x / 1e9));
     assert!(max_rel_err(&per_flow, &[75e9, 25e9]) < 0.05, "{per_flow:?}");
 }
+
+#[test]
+fn fig17c_wrr_with_delay_aimd_follows_the_oracle_less_tightly() {
+    // Söze Fig. 17(c): the same topology with weighted round robin at the switches (one queue
+    // per flow, flow 1's queue weighted w, the others 1) and §5.3.1's queueing-delay AIMD at
+    // the hosts (+1 packet per RTT below 20 µs, ×0.8 above). The paper: rates "maintained
+    // correctly around the weighted max-min fair allocation", utilization lower than Söze's.
+    // Static weights per run (1, 3, 5), 3 ms each, measured over the last 2 ms. Expected:
+    // every rate within 10% of the oracle. The paper's lower utilization shows only when the
+    // cut is read as "on every ACK above 20 µs" (then both ports < 99.5% busy; Söze's are
+    // full): cut once per window, as we read it by default, the 20 µs queue (250 KB) is far
+    // larger than a 20% cut of the window, so the ports never idle (measured 100%).
+    let pt = crate::topo::builders::soze_fig17(link()).unwrap();
+    let topo = pt.topology;
+    for (w, every_ack) in [(1u32, false), (3, false), (5, false), (3, true)] {
+        let flows: Vec<FlowSpec> = pt
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, d))| {
+                let mut f = FlowSpec::new(s, d, LONG, Time::ZERO);
+                f.priority = i as u8;
+                f.weight = if i == 0 { w as f64 } else { 1.0 };
+                f
+            })
+            .collect();
+        let want = oracle(&topo, &flows);
+        let mut weights = vec![1; 6];
+        weights[0] = w;
+        let cfg = PacketConfig {
+            transport: TransportKind::DelayAimd,
+            delay_aimd: crate::engine::packet::DelayAimdConfig {
+                cut_every_ack: every_ack,
+                ..Default::default()
+            },
+            qdisc: crate::engine::packet::QdiscConfig::Wrr {
+                weights,
+                classify: crate::engine::packet::Classifier::Priority,
+                k: None,
+            },
+            ..PacketConfig::default()
+        };
+        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let a = sim.run_until(Time::from_ms(1)).unwrap();
+        let b = sim.run_until(Time::from_ms(3)).unwrap();
+        let got = throughput(&a, &b);
+        let dt = (b.now - a.now).as_secs_f64();
+        let util = |l: usize| (b.links[l].tx_bytes - a.links[l].tx_bytes) as f64 * 8.0 / dt / 100e9;
+        let (u0, u2) = (util(0), util(2));
+        let err = max_rel_err(&got, &want);
+        println!(
+            "WRR + AIMD (cut every ACK: {every_ack}), w1 = {w}: rates {:?} oracle {:?} max err {:.1}%, utilization sw1 {:.1}% \
+             sw2 {:.1}%",
+            got.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+            want.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+            err * 100.0,
+            u0 * 100.0,
+            u2 * 100.0
+        );
+        assert!(err < 0.10, "w1 = {w}: {got:?} vs {want:?}");
+        if every_ack {
+            assert!(u0 < 0.995 && u2 < 0.995, "utilization {u0} {u2}");
+        }
+    }
+}
