@@ -101,6 +101,8 @@ pub enum CcImpl {
     Hpcc(super::hpcc::Hpcc),
     /// [`super::delay_aimd::DelayAimd`].
     DelayAimd(super::delay_aimd::DelayAimd),
+    /// [`super::dcqcn::Dcqcn`].
+    Dcqcn(super::dcqcn::Dcqcn),
     /// [`crate::systems::soze::Soze`].
     Soze(crate::systems::soze::Soze),
     /// Any other [`CongestionControl`].
@@ -115,6 +117,7 @@ macro_rules! dispatch {
             CcImpl::Cubic($c) => $e,
             CcImpl::Hpcc($c) => $e,
             CcImpl::DelayAimd($c) => $e,
+            CcImpl::Dcqcn($c) => $e,
             CcImpl::Soze($c) => $e,
             CcImpl::Custom($c) => $e,
         }

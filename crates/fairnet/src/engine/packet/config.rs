@@ -3,7 +3,7 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int (HPCC needs "int")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
@@ -20,6 +20,7 @@
 //! eta = 0.95
 //! ```
 
+use super::dcqcn::DcqcnConfig;
 use super::delay_aimd::DelayAimdConfig;
 use super::hpcc::HpccConfig;
 use super::port::PortAgentConfig;
@@ -57,6 +58,9 @@ pub enum TransportKind {
     /// Reliable sender with Söze §5.3.1's queueing-delay AIMD
     /// ([`super::delay_aimd::DelayAimd`], [`PacketConfig::delay_aimd`]), for use with WRR.
     DelayAimd,
+    /// DCQCN's reaction point ([`super::dcqcn::Dcqcn`], [`PacketConfig::dcqcn`]), with ECN
+    /// marking (RED) at the switches.
+    Dcqcn,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -166,6 +170,8 @@ pub struct PacketConfig {
     pub hpcc: HpccConfig,
     /// The queueing-delay AIMD's parameters (used with `transport = "delay_aimd"`).
     pub delay_aimd: DelayAimdConfig,
+    /// DCQCN's parameters (used with `transport = "dcqcn"`).
+    pub dcqcn: DcqcnConfig,
 }
 
 impl Default for PacketConfig {
@@ -185,6 +191,7 @@ impl Default for PacketConfig {
             soze: SozeConfig::default(),
             hpcc: HpccConfig::default(),
             delay_aimd: DelayAimdConfig::default(),
+            dcqcn: DcqcnConfig::default(),
         }
     }
 }
@@ -281,6 +288,7 @@ impl PacketConfig {
         self.soze.validate(&at("soze"))?;
         self.hpcc.validate(&at("hpcc"))?;
         self.delay_aimd.validate(&at("delay_aimd"))?;
+        self.dcqcn.validate(&at("dcqcn"))?;
         if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -334,7 +342,7 @@ mod tests {
         assert_eq!(
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
-             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`"
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -21,6 +21,7 @@
 use super::cc::{CcContext, CcImpl, CongestionControl};
 use super::config::{PacketConfig, QdelaySignal, RoutingMode, TransportKind};
 use super::cubic::Cubic;
+use super::dcqcn::Dcqcn;
 use super::dctcp::{Dctcp, Reno};
 use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
@@ -385,6 +386,7 @@ impl PacketSim {
                         TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
                         TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
                         TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
+                        TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }
