@@ -344,6 +344,7 @@ fn bad_parameters_are_named_errors() {
         .err()
         .unwrap()
         .to_string();
+    println!("{e}");
     assert!(
         e.starts_with("packet config.soze.p: 4us is below Söze Lemma 3.2's bound"),
         "{e}"
