@@ -522,3 +522,34 @@ fn fig17c_wrr_with_delay_aimd_follows_the_oracle_less_tightly() {
         }
     }
 }
+
+#[test]
+fn fig18b_fine_weight_differences_are_resolved() {
+    // Söze §5.3.2 / Fig. 18(b): weights that differ by a few per mille are enforced. Two
+    // flows into one host of a star, flow 0's weight 1.01 then 1.05 (flow 1 keeps 1), 600 µs
+    // each: the oracle splits 100 Gb/s as 50.25 / 49.75 and 51.22 / 48.78 Gb/s. Expected over
+    // the last 300 µs of each phase: both rates within 0.5% of the oracle, and flow 0 ahead.
+    let topo = star(3, link()).unwrap();
+    let mut flows: Vec<FlowSpec> = (0..2)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(2), LONG, Time::ZERO))
+        .collect();
+    flows[0].weight = 1.01;
+    let mut sim = PacketSim::new(&topo, &flows, soze_config()).unwrap();
+    let mut t0 = Time::ZERO;
+    for w in [1.01, 1.05] {
+        flows[0].weight = w;
+        sim.set_weight(FlowId(0), w).unwrap();
+        let want = oracle(&topo, &flows);
+        let a = sim.run_until(t0 + Time::from_us(300)).unwrap();
+        let b = sim.run_until(t0 + Time::from_us(600)).unwrap();
+        let got = throughput(&a, &b);
+        println!(
+            "w0 = {w}: {:?} Gb/s vs oracle {:?}",
+            got.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
+            want.iter().map(|x| x / 1e9).collect::<Vec<_>>()
+        );
+        assert!(max_rel_err(&got, &want) < 0.005, "{got:?} vs {want:?}");
+        assert!(got[0] > got[1]);
+        t0 = b.now;
+    }
+}
