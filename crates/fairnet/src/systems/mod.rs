@@ -1,3 +1,5 @@
 //! The published allocation systems, one folder per paper: its host part, switch part,
 //! policies and the glue to the engines. Each module's doc cites the paper's sections and
 //! lists where we differ from it.
+
+pub mod soze;

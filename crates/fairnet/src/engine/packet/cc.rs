@@ -7,7 +7,31 @@
 //! at `pacing_rate()` after its previous packet.
 
 use super::pkt::{IntHop, Packet};
-use crate::units::{Rate, Time};
+use crate::units::{Bytes, Rate, Time};
+
+/// What a congestion control may know about its flow when it is built (the engine computes it
+/// from the topology and the flow's cached path).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcContext {
+    /// Payload bytes per full packet.
+    pub mss: u64,
+    /// Header bytes per packet.
+    pub header: u64,
+    /// Line rate of the sender's NIC.
+    pub nic_rate: Rate,
+    /// Base RTT of the flow's paths: propagation both ways, one full data packet serialized
+    /// at every data-path hop and one bare ACK at every ACK-path hop, no queueing.
+    pub base_rtt: Time,
+    /// The flow's weight at start.
+    pub weight: f64,
+}
+
+impl CcContext {
+    /// Wire size of a full data packet.
+    pub fn mss_wire(&self) -> Bytes {
+        Bytes(self.mss + self.header)
+    }
+}
 
 /// What the sender learned from one ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,6 +97,14 @@ pub enum CcImpl {
     Reno(super::dctcp::Reno),
     /// [`super::cubic::Cubic`].
     Cubic(super::cubic::Cubic),
+    /// [`super::hpcc::Hpcc`].
+    Hpcc(super::hpcc::Hpcc),
+    /// [`super::delay_aimd::DelayAimd`].
+    DelayAimd(super::delay_aimd::DelayAimd),
+    /// [`super::dcqcn::Dcqcn`].
+    Dcqcn(super::dcqcn::Dcqcn),
+    /// [`crate::systems::soze::Soze`].
+    Soze(crate::systems::soze::Soze),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -83,6 +115,10 @@ macro_rules! dispatch {
             CcImpl::Dctcp($c) => $e,
             CcImpl::Reno($c) => $e,
             CcImpl::Cubic($c) => $e,
+            CcImpl::Hpcc($c) => $e,
+            CcImpl::DelayAimd($c) => $e,
+            CcImpl::Dcqcn($c) => $e,
+            CcImpl::Soze($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

@@ -3,19 +3,30 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int
+//! port_agent = "none"      # none | int (HPCC needs "int")
+//! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! seed = 1
 //! [tcp]
 //! init_cwnd = 10
 //! min_rto = "1ms"
+//! [soze]                   # transport = "soze" (crate::systems::soze::SozeConfig)
+//! p = "20us"
+//! k = "3us"
+//! m = 0.25
+//! [hpcc]                   # transport = "hpcc" (super::hpcc::HpccConfig)
+//! eta = 0.95
 //! ```
 
+use super::dcqcn::DcqcnConfig;
+use super::delay_aimd::DelayAimdConfig;
+use super::hpcc::HpccConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
 use crate::error::{Error, Result};
+use crate::systems::soze::SozeConfig;
 use crate::topo::routing::PathSelector;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -40,6 +51,17 @@ pub enum TransportKind {
     Cubic,
     /// [`super::udp::UdpSender`] at [`PacketConfig::udp_rate`].
     Udp,
+    /// Reliable sender with Söze ([`crate::systems::soze::Soze`], [`PacketConfig::soze`]).
+    Soze,
+    /// Reliable sender with HPCC ([`super::hpcc::Hpcc`], [`PacketConfig::hpcc`]); needs
+    /// `port_agent = "int"`.
+    Hpcc,
+    /// Reliable sender with Söze §5.3.1's queueing-delay AIMD
+    /// ([`super::delay_aimd::DelayAimd`], [`PacketConfig::delay_aimd`]), for use with WRR.
+    DelayAimd,
+    /// DCQCN's reaction point ([`super::dcqcn::Dcqcn`], [`PacketConfig::dcqcn`]), with ECN
+    /// marking (RED) at the switches.
+    Dcqcn,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -69,6 +91,21 @@ impl RoutingMode {
             RoutingMode::Spray => None,
         }
     }
+}
+
+/// What a port reports as its queueing delay (the per-hop value folded into `max_qdelay`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QdelaySignal {
+    /// The packet's own sojourn time in the queue (dequeue time − enqueue time; the Tofino's
+    /// `deq_timedelta`, which Söze §4 reads). It describes the queue as it was when the packet
+    /// arrived, one sojourn time ago.
+    #[default]
+    Sojourn,
+    /// The delay the queue left behind the packet would cause: bytes still queued when it
+    /// leaves, divided by the line rate (the queue length HPCC's INT reports, as a delay). It
+    /// describes the queue as it is when the packet leaves.
+    Backlog,
 }
 
 /// Parameters of the reliable transport and its congestion control.
@@ -136,6 +173,20 @@ pub struct PacketConfig {
     pub routing: RoutingMode,
     /// Seed of the ECMP hashes (and of any randomness later schemes add).
     pub seed: u64,
+    /// Time constant of a low-pass filter applied to each port's queueing-delay samples before
+    /// they enter the packets' `max_qdelay` (Söze §4: the Tofino LPF in "sample" mode, "the
+    /// smoothed queueing delay over 10 µs"). `None` (default): each packet's own delay.
+    pub qdelay_lpf: Option<Time>,
+    /// What each port reports as its queueing delay (default: the packet's sojourn time).
+    pub qdelay_signal: QdelaySignal,
+    /// Söze's parameters (used with `transport = "soze"`).
+    pub soze: SozeConfig,
+    /// HPCC's parameters (used with `transport = "hpcc"`).
+    pub hpcc: HpccConfig,
+    /// The queueing-delay AIMD's parameters (used with `transport = "delay_aimd"`).
+    pub delay_aimd: DelayAimdConfig,
+    /// DCQCN's parameters (used with `transport = "dcqcn"`).
+    pub dcqcn: DcqcnConfig,
 }
 
 impl Default for PacketConfig {
@@ -150,6 +201,12 @@ impl Default for PacketConfig {
             port_agent: PortAgentConfig::None,
             routing: RoutingMode::Ecmp,
             seed: 0,
+            qdelay_lpf: None,
+            qdelay_signal: QdelaySignal::Sojourn,
+            soze: SozeConfig::default(),
+            hpcc: HpccConfig::default(),
+            delay_aimd: DelayAimdConfig::default(),
+            dcqcn: DcqcnConfig::default(),
         }
     }
 }
@@ -237,6 +294,22 @@ impl PacketConfig {
             return Err(Error::invalid(at("udp_rate"), "must be positive"));
         }
         self.qdisc.validate()?;
+        if self.qdelay_lpf == Some(Time::ZERO) {
+            return Err(Error::invalid(
+                at("qdelay_lpf"),
+                "must be positive (omit it for unfiltered per-packet delays)",
+            ));
+        }
+        self.soze.validate(&at("soze"))?;
+        self.hpcc.validate(&at("hpcc"))?;
+        self.delay_aimd.validate(&at("delay_aimd"))?;
+        self.dcqcn.validate(&at("dcqcn"))?;
+        if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"hpcc\" reads per-hop INT records: set port_agent = \"int\"",
+            ));
+        }
         Ok(())
     }
 }
@@ -284,7 +357,7 @@ mod tests {
         assert_eq!(
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
-             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`"
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -96,6 +96,53 @@ pub enum PortAgentConfig {
     Int,
 }
 
+/// A port's low-pass filter of queueing-delay samples (Söze §4: the Tofino `Lpf` extern in
+/// "sample" mode, "the smoothed queueing delay over 10 µs"; `qdelay_lpf` in the config).
+///
+/// An exponentially weighted average in continuous time with time constant `τ`: a sample `x`
+/// arriving `Δ` after the previous one moves the output by `(1 − e^(−Δ/τ))·(x − y)`. So the
+/// output forgets the past with the same time constant whatever the packet rate; the first
+/// sample is taken as is. The Tofino documents its LPF as such an exponential-decay filter
+/// with a configurable time constant; its fixed-point arithmetic is not modelled.
+///
+/// Why a port option and not a [`PortAgent`]: the engine folds each hop's delay into the
+/// packet's `max_qdelay` (compare and keep) before the agent runs, so an agent would see the
+/// raw value already merged; and a port has one agent slot, which HPCC's [`IntStamp`] may
+/// need at the same time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QdelayLpf {
+    tau: f64,
+    y: f64,
+    last: u64,
+    primed: bool,
+}
+
+impl QdelayLpf {
+    /// A filter with time constant `tau` (positive).
+    pub fn new(tau: Time) -> QdelayLpf {
+        QdelayLpf {
+            tau: tau.0.max(1) as f64,
+            y: 0.0,
+            last: 0,
+            primed: false,
+        }
+    }
+
+    /// Feeds sample `x` (picoseconds) taken at `now`; returns the filtered delay.
+    #[inline]
+    pub fn sample(&mut self, now: u64, x: u64) -> u64 {
+        if self.primed {
+            let a = 1.0 - (-((now - self.last) as f64) / self.tau).exp();
+            self.y += a * (x as f64 - self.y);
+        } else {
+            self.y = x as f64;
+            self.primed = true;
+        }
+        self.last = now;
+        self.y.round() as u64
+    }
+}
+
 /// Per-link counters, kept by the port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PortStats {
@@ -136,6 +183,8 @@ pub(crate) struct Port {
     /// also in arrival order: one serializer, a constant delay). Only the head has a pending
     /// `Arrive` event.
     pub wire: VecDeque<(u64, u32)>,
+    /// Low-pass filter of the queueing-delay samples (`qdelay_lpf`).
+    pub lpf: Option<QdelayLpf>,
 }
 
 impl Port {
@@ -148,6 +197,16 @@ impl Port {
         self.tx_cache.1
     }
 
+    /// Serialization time (picoseconds) of `bytes` at the port's rate, uncached.
+    #[inline]
+    pub fn tx_time_of(&self, bytes: u64) -> u64 {
+        if bytes == 0 {
+            0
+        } else {
+            self.rate.tx_time(Bytes(bytes)).0
+        }
+    }
+
     /// Adds the queue length held since the last change to the integral; call before every
     /// change of the queue length.
     #[inline]
@@ -155,5 +214,24 @@ impl Port {
         let s = &mut self.stats;
         s.queue_integral += bytes_before as u128 * (now - s.queue_last) as u128;
         s.queue_last = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lpf_follows_a_step_with_its_time_constant() {
+        // A step from 0 to 10 us in the samples, sampled every 1 us through a 10 us filter:
+        // after one time constant (10 samples) the output is at 1 − e^−1 ≈ 63.2% of the step.
+        let mut f = QdelayLpf::new(Time::from_us(10));
+        assert_eq!(f.sample(0, 0), 0);
+        let mut y = 0;
+        for i in 1..=10 {
+            y = f.sample(i * Time::US, 10 * Time::US);
+        }
+        let want = 10.0 * (1.0 - (-1.0f64).exp());
+        assert!(((y as f64 / 1e6) - want).abs() < 1e-3, "{y} vs {want} us");
     }
 }

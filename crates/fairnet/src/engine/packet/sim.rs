@@ -18,14 +18,19 @@
 //!    records), which the receiver enqueues at its NIC at once; an ACK updates its sender and
 //!    is freed.
 
-use super::cc::{CcImpl, CongestionControl};
-use super::config::{PacketConfig, RoutingMode, TransportKind};
+use super::cc::{CcContext, CcImpl, CongestionControl};
+use super::config::{PacketConfig, QdelaySignal, RoutingMode, TransportKind};
 use super::cubic::Cubic;
+use super::dcqcn::Dcqcn;
 use super::dctcp::{Dctcp, Reno};
+use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
+use super::hpcc::Hpcc;
 use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, NO_ROUTE};
-use super::port::{AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView};
+use super::port::{
+    AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
+};
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
 use super::records::{Conservation, FlowRecord, LinkRecord, PacketResults};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
@@ -33,8 +38,9 @@ use super::udp::UdpSender;
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
+use crate::systems::soze::{self, Soze};
 use crate::topo::{PathSelector, Routing, Topology};
-use crate::units::Time;
+use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
 use std::collections::VecDeque;
 
@@ -192,6 +198,7 @@ impl PacketSim {
                 stats: PortStats::default(),
                 tx_cache: (0, 0),
                 wire: VecDeque::new(),
+                lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
             });
         }
 
@@ -230,7 +237,7 @@ impl PacketSim {
         let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
         let mut paths: Vec<u32> = Vec::new();
         let mut path = Vec::new();
-        let mut states = Vec::with_capacity(flows.len());
+        let mut routes = Vec::with_capacity(flows.len());
         for (i, f) in flows.iter().enumerate() {
             let at = || format!("flows[{i}]");
             for (end, node) in [("src", f.src), ("dst", f.dst)] {
@@ -264,26 +271,20 @@ impl PacketSim {
             }
             // Paths: cached per flow unless spraying. Also checks reachability either way.
             let key = i as u64;
-            let (data_sel, ack_sel) = match cfg.routing {
-                RoutingMode::Ecmp => (
-                    PathSelector::FlowHash {
-                        seed: cfg.seed,
-                        flow: key,
-                    },
-                    PathSelector::FlowHash {
-                        seed: cfg.seed,
-                        flow: key | ACK_KEY,
-                    },
-                ),
-                RoutingMode::HostPair => (
-                    PathSelector::HostPairHash { seed: cfg.seed },
-                    PathSelector::HostPairHash { seed: cfg.seed },
-                ),
-                RoutingMode::First | RoutingMode::Spray => {
-                    (PathSelector::First, PathSelector::First)
-                }
+            // A sprayed flow caches the first path (packets pick their hops as they go).
+            let data_sel = cfg
+                .routing
+                .data_selector(cfg.seed, key)
+                .unwrap_or(PathSelector::First);
+            // ACKs of a hashed flow hash independently of its data packets.
+            let ack_sel = match cfg.routing {
+                RoutingMode::Ecmp => PathSelector::FlowHash {
+                    seed: cfg.seed,
+                    flow: key | ACK_KEY,
+                },
+                _ => data_sel,
             };
-            let mut route = |src: NodeId, dst: NodeId, sel| -> Result<u32> {
+            let mut route = |src: NodeId, dst: NodeId, sel| -> Result<(usize, usize)> {
                 path.clear();
                 routing
                     .path_into(src, dst, sel, &mut path)
@@ -291,19 +292,76 @@ impl PacketSim {
                 if path.len() > u16::MAX as usize {
                     return Err(Error::invalid(at(), "path longer than 65535 hops"));
                 }
-                let start = u32::try_from(paths.len())
-                    .map_err(|_| Error::invalid(at(), "more than 2^32 cached path links"))?;
+                let start = paths.len();
+                if u32::try_from(start).is_err() {
+                    return Err(Error::invalid(at(), "more than 2^32 cached path links"));
+                }
                 paths.extend(path.iter().map(|l| l.0));
-                Ok(start)
+                Ok((start, path.len()))
             };
-            let route_data = route(f.src, f.dst, data_sel)?;
-            let route_ack = route(f.dst, f.src, ack_sel)?;
+            let data = route(f.src, f.dst, data_sel)?;
+            let ack = route(f.dst, f.src, ack_sel)?;
+            routes.push((data, ack));
+        }
+
+        // What congestion controls may know of their flow (base RTT from the cached paths),
+        // and Söze's target range, which every flow must share (§3.1.4).
+        let ack_wire = Bytes(header);
+        let base_rtt = |(d, a): ((usize, usize), (usize, usize))| -> Time {
+            let mut t = 0;
+            for (&l, wire) in paths[d.0..d.0 + d.1]
+                .iter()
+                .map(|l| (l, mtu_wire))
+                .chain(paths[a.0..a.0 + a.1].iter().map(|l| (l, ack_wire)))
+            {
+                let link = topo.link(LinkId(l));
+                t += link.delay.0 + link.capacity.tx_time(wire).0;
+            }
+            Time(t)
+        };
+        let soze_range = if cfg.transport == TransportKind::Soze {
+            let max_nic = flows
+                .iter()
+                .map(|f| topo.link(topo.out_links(f.src)[0]).capacity)
+                .max()
+                .unwrap_or(Rate(1));
+            let min_weight = flows.iter().map(|f| f.weight).fold(f64::INFINITY, f64::min);
+            let mut load = vec![0.0f64; topo.num_links()];
+            for (f, (d, _)) in flows.iter().zip(&routes) {
+                for &l in &paths[d.0..d.0 + d.1] {
+                    load[l as usize] += f.weight;
+                }
+            }
+            let lowest = load
+                .iter()
+                .enumerate()
+                .filter(|(_, &w)| w > 0.0)
+                .map(|(l, &w)| topo.link(LinkId(l as u32)).capacity.bps() / w)
+                .fold(f64::INFINITY, f64::min);
+            let (a, b) = soze::default_range(max_nic, min_weight, lowest);
+            (
+                cfg.soze.alpha.map_or(a, |r| r.bps()),
+                cfg.soze.beta.map_or(b, |r| r.bps()),
+            )
+        } else {
+            (0.0, 0.0)
+        };
+
+        let mut states = Vec::with_capacity(flows.len());
+        for (f, &r) in flows.iter().zip(&routes) {
             let (route_data, route_ack) = if cfg.routing == RoutingMode::Spray {
                 (NO_ROUTE, NO_ROUTE)
             } else {
-                (route_data, route_ack)
+                (r.0 .0 as u32, r.1 .0 as u32)
             };
             let nic_rate = topo.link(topo.out_links(f.src)[0]).capacity;
+            let ctx = CcContext {
+                mss,
+                header,
+                nic_rate,
+                base_rtt: base_rtt(r),
+                weight: f.weight,
+            };
             let (sender, receiver) = match cfg.transport {
                 TransportKind::Udp => (
                     Sender::Udp(UdpSender::new(
@@ -322,6 +380,17 @@ impl PacketSim {
                         }
                         TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
                         TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
+                        TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
+                        TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
+                        TransportKind::DelayAimd => {
+                            CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
+                        }
+                        TransportKind::Soze => CcImpl::Soze(Soze::new(
+                            &cfg.soze,
+                            soze_range,
+                            &ctx,
+                            "packet config.soze",
+                        )?),
                         _ => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
                     };
                     let mut s = TcpSender::new(f.size, tcp_params, cc);
@@ -752,7 +821,13 @@ impl PacketSim {
         };
         port.account_queue(now, before);
         let pkt = self.pool.get_mut(id);
-        let qd = now - pkt.enq_at.0;
+        let mut qd = match self.cfg.qdelay_signal {
+            QdelaySignal::Sojourn => now - pkt.enq_at.0,
+            QdelaySignal::Backlog => port.tx_time_of(port.qdisc.bytes()),
+        };
+        if let Some(lpf) = port.lpf.as_mut() {
+            qd = lpf.sample(now, qd);
+        }
         if qd > pkt.max_qdelay.0 {
             pkt.max_qdelay = Time(qd);
         }

@@ -1,0 +1,137 @@
+//! Söze's parameters (`[soze]` table of the packet config).
+
+use crate::error::{Error, Result};
+use crate::units::{Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// Söze §4 ("Host implementation", "NS-3 simulator implementation"): `p = 20 µs`.
+pub const DEFAULT_P: Time = Time::from_us(20);
+/// Söze §4: `k = 3 µs`.
+pub const DEFAULT_K: Time = Time::from_us(3);
+/// Söze §4: `m = 0.25`.
+pub const DEFAULT_M: f64 = 0.25;
+/// Lowest sending rate (a floor, not from the paper): 100 Mb/s, the `MinRate` of the HPCC ns-3
+/// simulator that Söze's NS-3 implementation builds on, and the paper's own example of the
+/// lowest rate `β = 0.1 Gbps` (Appendix D, Eq. 38).
+pub const DEFAULT_MIN_RATE: Rate = Rate(100_000_000);
+
+/// When Algorithm 1 runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SozeUpdate {
+    /// On every ACK (§3.3 "Conduct rate update in per-packet manner"; `Δt = RTT/CWND`).
+    #[default]
+    PerPacket,
+    /// At most once per RTT (Algorithm 1 line 3, `now − last_update > rtt`; `Δt = RTT`).
+    PerRtt,
+}
+
+/// How the rate is enforced (§3.3 "Host control with the INT signal").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SozeControl {
+    /// Rate-based: packets are paced at the rate, no window (the eRPC implementation, §4).
+    #[default]
+    Rate,
+    /// Window-based: `CWND = rate · RTT / 8` bytes from the latest RTT sample, no pacing (the
+    /// kernel-module implementation, §3.3: "rate = CWND·pktsize/RTT").
+    Window,
+}
+
+/// Söze's sender parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SozeConfig {
+    /// Queueing-delay scaling `p` of the target function (Eq. 6); default 20 µs (§4).
+    pub p: Time,
+    /// Base queueing delay `k` of the target function (Eq. 6); default 3 µs (§4).
+    pub k: Time,
+    /// Smoother `m` of the update function (Eq. 7); default 0.25 (§4). Lemma 3.1 needs
+    /// `0 < m < 2`.
+    pub m: f64,
+    /// Highest rate-per-weight `α` (Eq. 6). Default (§3.1.4: "usually the link bandwidth divided
+    /// by the smallest weight"): the fastest sender NIC's line rate divided by the smallest
+    /// flow weight at start.
+    pub alpha: Option<Rate>,
+    /// Lowest rate-per-weight `β` (Eq. 6). Default (§3.1.4: "determined with the traffic
+    /// pattern"): the lowest weighted fair share any link can have, `min over links of
+    /// capacity / Σ weights of the flows crossing it`; if that is not below `α/2` (one flow
+    /// alone), `α/1000`, the range of the paper's example (Appendix D, Eq. 38).
+    pub beta: Option<Rate>,
+    /// Per ACK or once per RTT (default per packet, §3.3).
+    pub update: SozeUpdate,
+    /// Rate (pacing) or window enforcement (default rate).
+    pub control: SozeControl,
+    /// Starting rate (default: the sender NIC's line rate; the paper does not say).
+    pub init_rate: Option<Rate>,
+    /// Lowest rate (default 100 Mb/s, see [`DEFAULT_MIN_RATE`]).
+    pub min_rate: Rate,
+    /// Accept `m` outside `(0, 2)` or `p` below Lemma 3.2's bound (for stability experiments).
+    pub allow_unstable: bool,
+}
+
+impl Default for SozeConfig {
+    fn default() -> SozeConfig {
+        SozeConfig {
+            p: DEFAULT_P,
+            k: DEFAULT_K,
+            m: DEFAULT_M,
+            alpha: None,
+            beta: None,
+            update: SozeUpdate::PerPacket,
+            control: SozeControl::Rate,
+            init_rate: None,
+            min_rate: DEFAULT_MIN_RATE,
+            allow_unstable: false,
+        }
+    }
+}
+
+impl SozeConfig {
+    /// Checks what can be checked without a topology; `at` is the table's path
+    /// (`packet config.soze`). Lemma 3.2's bound on `p` needs `Δt` and is checked when a
+    /// sender is built ([`super::Soze::new`]).
+    pub fn validate(&self, at: &str) -> Result<()> {
+        let f = |n: &str| format!("{at}.{n}");
+        let in_lemma = self.m > 0.0 && self.m < 2.0;
+        if !self.m.is_finite() || !(self.allow_unstable || in_lemma) {
+            return Err(Error::invalid(
+                f("m"),
+                format!(
+                    "must be in (0, 2) for convergence to weighted fairness (Söze Lemma 3.1), got {} \
+                     (set allow_unstable = true to run it anyway)",
+                    self.m
+                ),
+            ));
+        }
+        if self.m <= 0.0 {
+            return Err(Error::invalid(
+                f("m"),
+                format!("must be positive, got {}", self.m),
+            ));
+        }
+        if self.p.0 == 0 {
+            return Err(Error::invalid(f("p"), "must be positive"));
+        }
+        for (name, r) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if r == Some(Rate(0)) {
+                return Err(Error::invalid(f(name), "must be positive"));
+            }
+        }
+        if let (Some(a), Some(b)) = (self.alpha, self.beta) {
+            if b >= a {
+                return Err(Error::invalid(
+                    f("beta"),
+                    format!("must be below alpha ({a}), got {b}"),
+                ));
+            }
+        }
+        if self.min_rate.0 == 0 {
+            return Err(Error::invalid(f("min_rate"), "must be positive"));
+        }
+        if self.init_rate == Some(Rate(0)) {
+            return Err(Error::invalid(f("init_rate"), "must be positive"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,55 @@
+//! Söze (Weitao Wang and T. S. Eugene Ng, "Söze: One Network Telemetry Is All You Need for
+//! Per-flow Weighted Bandwidth Allocation at Scale", `../shared/papers/soze.txt`).
+//!
+//! - Host part: [`Soze`], a [`crate::engine::packet::CongestionControl`] implementing the
+//!   target function `T` (Eq. 6), the update function `U` (Eq. 7) and Algorithm 1, per packet
+//!   or once per RTT, enforced by pacing or by a window (§3.3). `transport = "soze"` with a
+//!   `[soze]` table ([`SozeConfig`]) selects it in the packet engine.
+//! - Switch part: the packet engine already keeps the largest per-hop queueing delay in every
+//!   data packet (compare and keep, §3.2.3) and echoes it in ACKs; `qdelay_lpf = "10us"` adds
+//!   the Tofino "sample" low-pass filter of §4 at every port.
+//! - [`multi_connection`]: the "Multi-Conn" comparison of §5.3.2 / Fig. 18(c), a flow of weight
+//!   `w` replaced by `round(w)` unit-weight connections.
+//!
+//! Where we differ from the paper and what we measured: `docs/systems/soze.md`.
+
+pub mod config;
+pub mod sender;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{SozeConfig, SozeControl, SozeUpdate};
+pub use sender::{default_range, Soze, Target};
+
+use crate::error::{Error, Result};
+use crate::units::Bytes;
+use crate::workload::FlowSpec;
+
+/// Söze §5.3.2 "Granularity Micro-benchmark", the multi-connection solution: "we will choose
+/// the closest integer number" of connections for a flow, each of weight 1 (so a flow of
+/// weight 2.4 becomes 2 connections, 2.6 becomes 3; at least one). The flow's bytes are split
+/// evenly (the first connections take the remainder). Returns the connections and, for each,
+/// the index of the flow it belongs to.
+pub fn multi_connection(flows: &[FlowSpec]) -> Result<(Vec<FlowSpec>, Vec<usize>)> {
+    let mut out = Vec::new();
+    let mut owner = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        if !(f.weight.is_finite() && f.weight > 0.0) {
+            return Err(Error::invalid(
+                format!("flows[{i}]"),
+                format!("weight must be positive and finite, got {}", f.weight),
+            ));
+        }
+        let n = (f.weight.round() as u64).max(1).min(f.size.0.max(1));
+        let (each, rem) = (f.size.0 / n, f.size.0 % n);
+        for c in 0..n {
+            let mut g = f.clone();
+            g.weight = 1.0;
+            g.size = Bytes(each + u64::from(c < rem));
+            out.push(g);
+            owner.push(i);
+        }
+    }
+    Ok((out, owner))
+}

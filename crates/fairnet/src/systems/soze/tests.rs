@@ -1,0 +1,555 @@
+//! Söze on the packet engine: the paper's Fig. 2 and Fig. 17 at smoke scale, and parameter
+//! errors. Each test states the outcome it expects before asserting it.
+
+use super::*;
+use crate::alloc::{waterfill, Problem};
+use crate::engine::packet::{PacketConfig, PacketResults, PacketSim, QdelaySignal, TransportKind};
+use crate::ids::{FlowId, LinkId, NodeId};
+use crate::topo::{star, LinkSpec, Routing, Topology};
+use crate::units::{Rate, Time};
+use crate::workload::routed_problem;
+
+const LONG: Bytes = Bytes(1 << 50);
+/// Wire bytes per payload byte of a full packet (1048 B on the wire per 1000 B of payload).
+const WIRE: f64 = 1048.0 / 1000.0;
+
+fn link() -> LinkSpec {
+    // Söze §5 "NS-3 simulator setup": 100 Gb/s, 1 µs, 32 MB buffers.
+    LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000))
+}
+
+/// Söze with the paper's defaults (p = 20 µs, k = 3 µs, m = 0.25, per-packet updates, paced),
+/// the §4 switch filter (10 µs), and the backlog delay signal (see `docs/systems/soze.md`:
+/// with the sojourn-time signal the loop oscillates).
+fn soze_config() -> PacketConfig {
+    PacketConfig {
+        transport: TransportKind::Soze,
+        qdelay_lpf: Some(Time::from_us(10)),
+        qdelay_signal: QdelaySignal::Backlog,
+        ..PacketConfig::default()
+    }
+}
+
+/// The oracle's weighted max-min rates (wire bit/s) of `flows` on `topo`.
+fn oracle(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
+    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+    let weights = flows.iter().map(|f| f.weight).collect();
+    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
+    waterfill::solve(&Problem::new(p).unwrap()).rates
+}
+
+/// Wire throughput (bit/s) of every flow between two snapshots.
+fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
+    let dt = (b.now - a.now).as_secs_f64();
+    a.flows
+        .iter()
+        .zip(&b.flows)
+        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * WIRE / dt)
+        .collect()
+}
+
+/// Mean queueing delay (seconds) of `link` between two snapshots.
+fn mean_qdelay(a: &PacketResults, b: &PacketResults, link: LinkId, rate: Rate) -> f64 {
+    let l = link.idx();
+    let bytes_ps = (b.links[l].queue_integral - a.links[l].queue_integral) as f64;
+    let mean_bytes = bytes_ps / (b.now - a.now).0 as f64;
+    mean_bytes * 8.0 / rate.bps()
+}
+
+fn max_rel_err(got: &[f64], want: &[f64]) -> f64 {
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| (g - w).abs() / w)
+        .fold(0.0, f64::max)
+}
+
+/// Fig. 2 setup: four senders of a star into host 4 with weights 1, 2, 3, 4.
+fn fig2() -> (Topology, Vec<FlowSpec>) {
+    let topo = star(5, link()).unwrap();
+    let flows = (0..4)
+        .map(|i| {
+            let mut f = FlowSpec::new(NodeId(i), NodeId(4), LONG, Time::ZERO);
+            f.weight = (i + 1) as f64;
+            f
+        })
+        .collect();
+    (topo, flows)
+}
+
+/// Söze's target range for `flows` as the engine derives it (α = NIC rate / smallest weight,
+/// β = lowest `capacity / Σ weights` over the links).
+fn target_of(topo: &Topology, flows: &[FlowSpec], cfg: &PacketConfig) -> Target {
+    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+    let weights: Vec<f64> = flows.iter().map(|f| f.weight).collect();
+    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights.clone()).unwrap();
+    let mut load = vec![0.0; topo.num_links()];
+    for (i, w) in weights.iter().enumerate() {
+        for &l in &p.path_links[p.path_ptr[i]..p.path_ptr[i + 1]] {
+            load[l as usize] += w;
+        }
+    }
+    let lowest = load
+        .iter()
+        .enumerate()
+        .filter(|(_, &w)| w > 0.0)
+        .map(|(l, &w)| topo.link(LinkId(l as u32)).capacity.bps() / w)
+        .fold(f64::INFINITY, f64::min);
+    let min_w = weights.iter().cloned().fold(f64::INFINITY, f64::min);
+    let (alpha, beta) = default_range(Rate::gbps(100), min_w, lowest);
+    Target {
+        p: cfg.soze.p.as_secs_f64(),
+        k: cfg.soze.k.as_secs_f64(),
+        alpha,
+        beta,
+    }
+}
+
+/// Samples every `step` from `from` to `to`; returns the snapshots (first at `from`).
+fn samples(sim: &mut PacketSim, from: Time, to: Time, step: Time) -> Vec<PacketResults> {
+    let mut out = vec![sim.run_until(from).unwrap()];
+    let mut t = from;
+    while t < to {
+        t = Time((t.0 + step.0).min(to.0));
+        out.push(sim.run_until(t).unwrap());
+    }
+    out
+}
+
+/// Convergence time after a change at `snaps[0].now`: the end of the last 20 µs window (two
+/// consecutive samples) in which some flow's throughput is more than `tol` away from `want`;
+/// zero if none is.
+fn convergence(snaps: &[PacketResults], want: &[f64], tol: f64) -> Time {
+    let mut last_bad = snaps[0].now;
+    for w in snaps.windows(3) {
+        let t = throughput(&w[0], &w[2]);
+        if max_rel_err(&t, want) > tol {
+            last_bad = w[2].now;
+        }
+    }
+    last_bad - snaps[0].now
+}
+
+#[test]
+fn fig2_four_weighted_flows_reach_weighted_shares_and_the_target_delay() {
+    // Söze Fig. 2: four flows with weights 1, 2, 3, 4 into one 100 Gb/s switch port. The
+    // oracle gives 10, 20, 30, 40 Gb/s (weighted fair share B/Σw = 10 Gb/s per unit weight).
+    // §3.1.4 / Appendix D predict the queueing delay settles at T(10 Gb/s); with α = 100 Gb/s
+    // (link rate / smallest weight) and β = 10 Gb/s (the port's B/Σw), Eq. 6 gives
+    // T = p·ln(α/s)/ln(α/β) + k = 20 + 3 = 23 µs. Expected: over 300–600 µs every rate within
+    // 5% of the oracle, the mean queueing delay within 5% of 23 µs, and convergence from the
+    // line-rate start (all rates within 10% in every later 20 µs window) within 10 RTTs, an
+    // RTT being the base RTT (4.2 µs) plus the target queueing delay: the paper's "within 10
+    // RTTs" (§5.3.3, §5.3.4).
+    let (topo, flows) = fig2();
+    let cfg = soze_config();
+    let want = oracle(&topo, &flows);
+    let target = target_of(&topo, &flows, &cfg);
+    let t_star = target.delay(100e9 / 10.0);
+    assert!((t_star - 23e-6).abs() < 1e-9, "T = {t_star}");
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let snaps = samples(&mut sim, Time::ZERO, Time::from_us(300), Time::from_us(10));
+    let conv = convergence(&snaps, &want, 0.10);
+    let a = snaps.last().unwrap().clone();
+    let b = sim.run_until(Time::from_us(600)).unwrap();
+    let got = throughput(&a, &b);
+    let bott = LinkId(9); // sw0 → host 4
+    let q = mean_qdelay(&a, &b, bott, Rate::gbps(100));
+    let err = max_rel_err(&got, &want);
+    let base_rtt = 4.2e-6;
+    println!(
+        "Fig. 2: rates {:?} Gb/s (oracle {:?}), max error {:.2}%, queueing delay {:.2} us \
+         (T = {:.2} us), converged after {} ({:.1} RTTs of base + T = {:.1} us)",
+        got.iter()
+            .map(|x| (x / 1e7).round() / 100.0)
+            .collect::<Vec<_>>(),
+        want.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
+        err * 100.0,
+        q * 1e6,
+        t_star * 1e6,
+        conv,
+        conv.as_secs_f64() / (base_rtt + t_star),
+        (base_rtt + t_star) * 1e6
+    );
+    assert!(err < 0.05, "rates {got:?} vs {want:?}");
+    assert!(
+        (q - t_star).abs() < 0.05 * t_star,
+        "queueing delay {q} vs T {t_star}"
+    );
+    assert!(
+        conv.as_secs_f64() < 10.0 * (base_rtt + t_star),
+        "converged only after {conv}"
+    );
+    assert_eq!(b.links[bott.idx()].drops, 0);
+}
+
+#[test]
+fn fig2_per_rtt_window_mode_also_converges() {
+    // The other corners of the options: Algorithm 1 as written (once per RTT) with the rate
+    // enforced as a window (§3.3). Per-RTT updates are slower (m = 0.25 of the log gap per
+    // RTT, and the RTT includes the 23 µs queue), so the run is longer: over 1.5–2.5 ms every
+    // rate within 5% of the oracle and the queueing delay within 10% of T = 23 µs.
+    let (topo, flows) = fig2();
+    let mut cfg = soze_config();
+    cfg.soze.update = SozeUpdate::PerRtt;
+    cfg.soze.control = SozeControl::Window;
+    let want = oracle(&topo, &flows);
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let a = sim.run_until(Time::from_us(1500)).unwrap();
+    let b = sim.run_until(Time::from_us(2500)).unwrap();
+    let got = throughput(&a, &b);
+    let q = mean_qdelay(&a, &b, LinkId(9), Rate::gbps(100));
+    println!(
+        "per-RTT, window: rates {:?} Gb/s, queueing delay {:.2} us",
+        got.iter()
+            .map(|x| (x / 1e7).round() / 100.0)
+            .collect::<Vec<_>>(),
+        q * 1e6
+    );
+    assert!(max_rel_err(&got, &want) < 0.05, "{got:?} vs {want:?}");
+    assert!((q - 23e-6).abs() < 0.1 * 23e-6, "queueing delay {q}");
+}
+
+#[test]
+fn fig17_weight_steps_move_the_bottleneck_and_rates_follow_the_oracle() {
+    // Söze Fig. 17 at smoke scale: the six-flow, two-switch topology; flow 1's weight goes
+    // 1 → 2 → 3 → 4 → 5, one step every 2 ms (the paper: every 10 ms). The oracle: flow 1 gets
+    // 40 Gb/s at weights 1 and 2 (flows 2–4 are held to 20 Gb/s by switch 2's port, link 2),
+    // then 50, 57.1, 62.5 Gb/s as switch 1's port (link 0) becomes the bottleneck of flows
+    // 2–4 (100/(w+3) Gb/s each). Expected: over the second half of every phase, every rate
+    // within 5% of the oracle; switch 2's port holds the larger queue (the maxQD of flows
+    // 2–4) at weight 1, switch 1's at weights 3–5 (the bottleneck moved); and after every
+    // change of the oracle's allocation (the steps to 3, 4, 5) all rates are back within 10%
+    // (20 µs windows) within 10 RTTs (§5.3.1: "within 10 RTTs"), an RTT being the base RTT
+    // (6.3 µs) plus the bottleneck's queueing delay. Not asserted, printed: the cold start
+    // (weight 1, from line rate) and the step to weight 2, which leaves the allocation as it
+    // is but makes both ports' weighted fair shares equal (20 Gb/s), so flows 2–4's maxQD
+    // alternates between two equal target delays and their 20 µs rates wander for ~1 ms.
+    let pt = crate::topo::builders::soze_fig17(link()).unwrap();
+    let topo = pt.topology;
+    let mut flows: Vec<FlowSpec> = pt
+        .flows
+        .iter()
+        .map(|&(s, d)| FlowSpec::new(s, d, LONG, Time::ZERO))
+        .collect();
+    let cfg = soze_config();
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let phase = Time::from_ms(2);
+    let base_rtt = 6.3e-6;
+    let (l0, l2) = (LinkId(0), LinkId(2));
+    let mut t0 = Time::ZERO;
+    let mut report = Vec::new();
+    let mut figure = Vec::new();
+    for w in [1.0, 2.0, 3.0, 4.0, 5.0] {
+        flows[0].weight = w;
+        sim.set_weight(FlowId(0), w).unwrap();
+        let want = oracle(&topo, &flows);
+        let end = t0 + phase;
+        let snaps = samples(&mut sim, t0, end, Time::from_us(10));
+        for s in snaps.windows(11).step_by(10) {
+            figure.push((s[0].now, throughput(&s[0], &s[10])));
+        }
+        let conv = convergence(&snaps[..snaps.len() / 2], &want, 0.10);
+        let (a, b) = (&snaps[snaps.len() / 2], snaps.last().unwrap());
+        let got = throughput(a, b);
+        let err = max_rel_err(&got, &want);
+        let q0 = mean_qdelay(a, b, l0, Rate::gbps(100));
+        let q2 = mean_qdelay(a, b, l2, Rate::gbps(100));
+        report.push((w, got.clone(), want.clone(), err, q0, q2, conv));
+        t0 = end;
+    }
+    println!("Fig. 17 (smoke): time, rates of flows 1-6 in Gb/s (100 us windows)");
+    for (t, r) in &figure {
+        println!(
+            "{:>6.2} ms {}",
+            t.as_secs_f64() * 1e3,
+            r.iter()
+                .map(|x| format!("{:6.1}", x / 1e9))
+                .collect::<String>()
+        );
+    }
+    for (w, got, want, err, q0, q2, conv) in &report {
+        println!(
+            "w1 = {w}: rates {:?} oracle {:?} max err {:.2}% qdelay sw1 {:.2} us sw2 {:.2} us \
+             converged {} ({:.1} RTTs of {:.1} us)",
+            got.iter()
+                .map(|x| (x / 1e8).round() / 10.0)
+                .collect::<Vec<_>>(),
+            want.iter()
+                .map(|x| (x / 1e8).round() / 10.0)
+                .collect::<Vec<_>>(),
+            err * 100.0,
+            q0 * 1e6,
+            q2 * 1e6,
+            conv,
+            conv.as_secs_f64() / (base_rtt + q0.max(*q2)),
+            (base_rtt + q0.max(*q2)) * 1e6
+        );
+    }
+    for (w, got, want, err, q0, q2, conv) in &report {
+        // An RTT at the target: the base RTT plus the bottleneck's queueing delay.
+        let rtt = base_rtt + q0.max(*q2);
+        if *w >= 3.0 {
+            assert!(
+                conv.as_secs_f64() < 10.0 * rtt,
+                "weight {w}: converged only after {conv} ({} RTTs)",
+                conv.as_secs_f64() / rtt
+            );
+        }
+        assert!(*err < 0.05, "weight {w}: {got:?} vs {want:?}");
+        if *w == 1.0 {
+            assert!(q2 > q0, "weight 1: switch 2 is the bottleneck of flows 2-4");
+        }
+        if *w >= 3.0 {
+            assert!(
+                q0 > q2,
+                "weight {w}: switch 1 is the bottleneck of flows 2-4"
+            );
+        }
+    }
+    // Flow 1 keeps 40 Gb/s through the step to weight 2, then gains.
+    let f1: Vec<f64> = report.iter().map(|r| r.1[0]).collect();
+    assert!((f1[1] - f1[0]).abs() < 0.05 * 40e9, "{f1:?}");
+    assert!(
+        f1[2] > 1.2 * f1[1] && f1[4] > f1[3] && f1[3] > f1[2],
+        "{f1:?}"
+    );
+}
+
+#[test]
+fn bad_parameters_are_named_errors() {
+    // m outside (0, 2) (Lemma 3.1) and p below Lemma 3.2's bound are errors naming the field,
+    // unless allow_unstable; so are unknown keys of the [soze] table.
+    let e = PacketConfig::from_toml_str("transport = \"soze\"\n[soze]\nm = 2.5\n").unwrap_err();
+    let s = e.to_string();
+    assert!(
+        s.starts_with("packet config.soze.m: must be in (0, 2)"),
+        "{s}"
+    );
+    let e = PacketConfig::from_toml_str("[soze]\nm = 0.0\n").unwrap_err();
+    assert!(e.to_string().starts_with("packet config.soze.m:"), "{e}");
+    let c = PacketConfig::from_toml_str("[soze]\nm = 2.5\nallow_unstable = true\n").unwrap();
+    assert_eq!(c.soze.m, 2.5);
+    let e = PacketConfig::from_toml_str("[soze]\nq = \"1us\"\n").unwrap_err();
+    assert!(e.to_string().contains("unknown field `q`"), "{e}");
+    let e = PacketConfig::from_toml_str("[soze]\nupdate = \"per_ack\"\n").unwrap_err();
+    assert!(e.to_string().contains("unknown variant `per_ack`"), "{e}");
+
+    // Lemma 3.2 with per-RTT updates on the Fig. 2 star (base RTT ≈ 4.2 µs, ln(α/β) = ln 10):
+    // p must exceed 4.2/2 · 2.30 ≈ 4.8 µs; p = 4 µs is refused when the sender is built.
+    let (topo, flows) = fig2();
+    let mut cfg = soze_config();
+    cfg.soze.update = SozeUpdate::PerRtt;
+    cfg.soze.p = Time::from_us(4);
+    let e = PacketSim::new(&topo, &flows, cfg.clone())
+        .err()
+        .unwrap()
+        .to_string();
+    println!("{e}");
+    assert!(
+        e.starts_with("packet config.soze.p: 4us is below Söze Lemma 3.2's bound"),
+        "{e}"
+    );
+    cfg.soze.allow_unstable = true;
+    assert!(PacketSim::new(&topo, &flows, cfg.clone()).is_ok());
+    cfg.soze.p = Time::from_us(5);
+    cfg.soze.allow_unstable = false;
+    assert!(
+        PacketSim::new(&topo, &flows, cfg).is_ok(),
+        "5 us is above the bound"
+    );
+}
+
+#[test]
+fn target_function_matches_eq6_and_its_inverse() {
+    // Eq. 6 at its ends: T(α) = k, T(β) = p + k; T⁻¹ inverts it; and U (Eq. 7) moves a flow
+    // whose rate-per-weight is above the signalled share down, by the m-th power of the gap.
+    let t = Target {
+        p: 20e-6,
+        k: 3e-6,
+        alpha: 100e9,
+        beta: 0.1e9,
+    };
+    assert!((t.delay(100e9) - 3e-6).abs() < 1e-12);
+    assert!((t.delay(0.1e9) - 23e-6).abs() < 1e-12);
+    for s in [0.5e9, 7e9, 42e9] {
+        assert!((t.share(t.delay(s)) / s - 1.0).abs() < 1e-9);
+    }
+    // Appendix D, Eq. 38: α/β = 1000 and per-packet Δt = p/3.45 is at the bound.
+    assert!((t.p_bound(20e-6 / 3.4539) - 20e-6).abs() < 1e-8);
+    let ctx = crate::engine::packet::CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(100),
+        base_rtt: Time::from_us(5),
+        weight: 2.0,
+    };
+    let mut s = Soze::new(&SozeConfig::default(), (100e9, 0.1e9), &ctx, "soze").unwrap();
+    assert_eq!(s.rate(), 100e9, "starts at line rate");
+    // Signal T(10 Gb/s): the share is 10 Gb/s per weight, the flow has 50: ratio (1/5)^0.25.
+    s.apply(t.delay(10e9));
+    assert!((s.rate() / (100e9 * 0.2f64.powf(0.25)) - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn multi_connection_splits_by_nearest_integer_weight() {
+    // §5.3.2: weight 2.4 → 2 connections, 2.6 → 3, 0.3 → 1; each of weight 1, bytes split.
+    let mk = |w| {
+        let mut f = FlowSpec::new(NodeId(0), NodeId(1), Bytes(1000), Time::ZERO);
+        f.weight = w;
+        f
+    };
+    let (c, owner) = multi_connection(&[mk(2.4), mk(2.6), mk(0.3)]).unwrap();
+    assert_eq!(owner, vec![0, 0, 1, 1, 1, 2]);
+    assert!(c.iter().all(|f| f.weight == 1.0));
+    assert_eq!(c[0].size.0 + c[1].size.0, 1000);
+    assert_eq!(c[2].size, Bytes(334));
+    assert_eq!(c[4].size, Bytes(333));
+}
+
+#[test]
+fn sojourn_signal_makes_the_fig2_loop_oscillate() {
+    // A measured finding, kept as a test so a change of the signal's semantics shows: with
+    // each hop's *sojourn time* as the queueing delay (the Tofino's `deq_timedelta`, our
+    // default `qdelay_signal`), the signal describes the queue one sojourn (~23 µs) ago, and
+    // the loop's gain ln(α/β)/p = 0.115/µs times that lag plus the base RTT (~27 µs) is ~3,
+    // above the π/2 at which a delayed integrator loop loses stability. Expected: over
+    // 300–600 µs some flow's 50 µs throughput is more than 30% off the oracle (it oscillates;
+    // the backlog signal of the other tests stays within 1%).
+    let (topo, flows) = fig2();
+    let mut cfg = soze_config();
+    cfg.qdelay_signal = QdelaySignal::Sojourn;
+    let want = oracle(&topo, &flows);
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let snaps = samples(
+        &mut sim,
+        Time::from_us(300),
+        Time::from_us(600),
+        Time::from_us(50),
+    );
+    let worst = snaps
+        .windows(2)
+        .map(|w| max_rel_err(&throughput(&w[0], &w[1]), &want))
+        .fold(0.0, f64::max);
+    println!("sojourn signal: worst 50 us error {:.0}%", worst * 100.0);
+    assert!(worst > 0.3, "worst 50 us error {worst}");
+}
+
+#[test]
+fn multi_connection_weight_3_gets_three_quarters() {
+    // §5.3.2 / Fig. 18(c): instead of weight 3, flow 0 opens round(3) = 3 unit-weight Söze
+    // connections; flow 1 has one. Both send to host 2 of a star, so the oracle gives each of
+    // the four connections 25 Gb/s. Expected over 300–600 µs: flow 0's connections together
+    // within 5% of 75 Gb/s and flow 1 within 5% of 25 Gb/s.
+    let topo = star(3, link()).unwrap();
+    let mut f0 = FlowSpec::new(NodeId(0), NodeId(2), LONG, Time::ZERO);
+    f0.weight = 3.0;
+    let f1 = FlowSpec::new(NodeId(1), NodeId(2), LONG, Time::ZERO);
+    let (conns, owner) = multi_connection(&[f0, f1]).unwrap();
+    assert_eq!(owner, vec![0, 0, 0, 1]);
+    let mut sim = PacketSim::new(&topo, &conns, soze_config()).unwrap();
+    let a = sim.run_until(Time::from_us(300)).unwrap();
+    let b = sim.run_until(Time::from_us(600)).unwrap();
+    let t = throughput(&a, &b);
+    let mut per_flow = [0.0; 2];
+    for (x, &o) in t.iter().zip(&owner) {
+        per_flow[o] += x;
+    }
+    println!("multi-connection: {:?} Gb/s", per_flow.map(|x| x / 1e9));
+    assert!(max_rel_err(&per_flow, &[75e9, 25e9]) < 0.05, "{per_flow:?}");
+}
+
+#[test]
+fn fig17c_wrr_with_delay_aimd_follows_the_oracle_less_tightly() {
+    // Söze Fig. 17(c): the same topology with weighted round robin at the switches (one queue
+    // per flow, flow 1's queue weighted w, the others 1) and §5.3.1's queueing-delay AIMD at
+    // the hosts (+1 packet per RTT below 20 µs, ×0.8 above). The paper: rates "maintained
+    // correctly around the weighted max-min fair allocation", utilization lower than Söze's.
+    // Static weights per run (1, 3, 5), 3 ms each, measured over the last 2 ms. Expected:
+    // every rate within 10% of the oracle. The paper's lower utilization shows only when the
+    // cut is read as "on every ACK above 20 µs" (then both ports < 99.5% busy; Söze's are
+    // full): cut once per window, as we read it by default, the 20 µs queue (250 KB) is far
+    // larger than a 20% cut of the window, so the ports never idle (measured 100%).
+    let pt = crate::topo::builders::soze_fig17(link()).unwrap();
+    let topo = pt.topology;
+    for (w, every_ack) in [(1u32, false), (3, false), (5, false), (3, true)] {
+        let flows: Vec<FlowSpec> = pt
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, d))| {
+                let mut f = FlowSpec::new(s, d, LONG, Time::ZERO);
+                f.priority = i as u8;
+                f.weight = if i == 0 { w as f64 } else { 1.0 };
+                f
+            })
+            .collect();
+        let want = oracle(&topo, &flows);
+        let mut weights = vec![1; 6];
+        weights[0] = w;
+        let cfg = PacketConfig {
+            transport: TransportKind::DelayAimd,
+            delay_aimd: crate::engine::packet::DelayAimdConfig {
+                cut_every_ack: every_ack,
+                ..Default::default()
+            },
+            qdisc: crate::engine::packet::QdiscConfig::Wrr {
+                weights,
+                classify: crate::engine::packet::Classifier::Priority,
+                k: None,
+            },
+            ..PacketConfig::default()
+        };
+        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let a = sim.run_until(Time::from_ms(1)).unwrap();
+        let b = sim.run_until(Time::from_ms(3)).unwrap();
+        let got = throughput(&a, &b);
+        let dt = (b.now - a.now).as_secs_f64();
+        let util = |l: usize| (b.links[l].tx_bytes - a.links[l].tx_bytes) as f64 * 8.0 / dt / 100e9;
+        let (u0, u2) = (util(0), util(2));
+        let err = max_rel_err(&got, &want);
+        println!(
+            "WRR + AIMD (cut every ACK: {every_ack}), w1 = {w}: rates {:?} oracle {:?} max err {:.1}%, utilization sw1 {:.1}% \
+             sw2 {:.1}%",
+            got.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+            want.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+            err * 100.0,
+            u0 * 100.0,
+            u2 * 100.0
+        );
+        assert!(err < 0.10, "w1 = {w}: {got:?} vs {want:?}");
+        if every_ack {
+            assert!(u0 < 0.995 && u2 < 0.995, "utilization {u0} {u2}");
+        }
+    }
+}
+
+#[test]
+fn fig18b_fine_weight_differences_are_resolved() {
+    // Söze §5.3.2 / Fig. 18(b): weights that differ by a few per mille are enforced. Two
+    // flows into one host of a star, flow 0's weight 1.01 then 1.05 (flow 1 keeps 1), 600 µs
+    // each: the oracle splits 100 Gb/s as 50.25 / 49.75 and 51.22 / 48.78 Gb/s. Expected over
+    // the last 300 µs of each phase: both rates within 0.5% of the oracle, and flow 0 ahead.
+    let topo = star(3, link()).unwrap();
+    let mut flows: Vec<FlowSpec> = (0..2)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(2), LONG, Time::ZERO))
+        .collect();
+    flows[0].weight = 1.01;
+    let mut sim = PacketSim::new(&topo, &flows, soze_config()).unwrap();
+    let mut t0 = Time::ZERO;
+    for w in [1.01, 1.05] {
+        flows[0].weight = w;
+        sim.set_weight(FlowId(0), w).unwrap();
+        let want = oracle(&topo, &flows);
+        let a = sim.run_until(t0 + Time::from_us(300)).unwrap();
+        let b = sim.run_until(t0 + Time::from_us(600)).unwrap();
+        let got = throughput(&a, &b);
+        println!(
+            "w0 = {w}: {:?} Gb/s vs oracle {:?}",
+            got.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
+            want.iter().map(|x| x / 1e9).collect::<Vec<_>>()
+        );
+        assert!(max_rel_err(&got, &want) < 0.005, "{got:?} vs {want:?}");
+        assert!(got[0] > got[1]);
+        t0 = b.now;
+    }
+}
