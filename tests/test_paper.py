@@ -56,7 +56,24 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
 
 
 def test_unknown_entry_and_scale() -> None:
-    with pytest.raises(InputError, match="no entry 'nope'; known: soze-fig19, sperc-fig2"):
+    with pytest.raises(InputError, match="no entry 'nope'; known: soze-fig11, soze-fig19"):
         get("nope")
     with pytest.raises(InputError, match="--scale"):
         get("sperc-fig2").run("huge", Path("unused"))
+
+
+def test_soze_fig11_smoke(tmp_path: Path) -> None:
+    console = Console(record=True, width=132)
+    result = get("soze-fig11").run("smoke", tmp_path, console)
+    rows = [r for r in result.rows if r["query"] != "mean"]
+    summary = next(r for r in result.rows if r["query"] == "mean")
+    assert [r["query"] for r in rows] == list(range(1, 23))
+    # Every job finished under both allocations.
+    assert all(r["fair_jct_s"] > 0 and r["weighted_jct_s"] > 0 for r in rows)
+    # Q1 (pricing summary) and Q6 (revenue forecast) are single scans: chains of flows.
+    single = {r["query"] for r in rows if r["single_path"]}
+    assert {1, 6} <= single and not {3, 5, 8, 9, 21} & single
+    # The mean is the mean of the rows, printed beside the paper's.
+    assert summary["ratio"] == pytest.approx(sum(r["ratio"] for r in rows) / 22)
+    assert summary["paper_mean_ratio"] == 0.79
+    assert "paper: 0.79, 0.59" in console.export_text()

@@ -69,6 +69,7 @@ def run(
     *,
     weight_changes: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
+    policy: str | None = None,
 ) -> FlowSimResult:
     """Simulates ``flows`` on ``topology`` (a spec dict).
 
@@ -78,7 +79,10 @@ def run(
     (per flow a list of flow indices that must end first). ``weight_changes`` has arrays
     ``time_ps``, ``flow``, ``weight``. ``config`` keys: ``start_latency``, ``header_bytes``,
     ``mtu``, ``ecmp_seed``, ``rate_interval``, ``stop_at`` (durations as ``"1us"`` strings or
-    integer picoseconds), ``allocator`` (``"incremental"`` or ``"recompute"``).
+    integer picoseconds), ``allocator`` (``"incremental"`` or ``"recompute"``). ``policy``
+    (``"job_sum_preserving"``, Söze §5.1) rescales the weights of each job's (tag's) active
+    flows at every arrival and departure to sum to their number, keeping the ratios of
+    ``weight``.
     """
     src = np.ascontiguousarray(flows["src"], dtype=np.int64)
     n = len(src)
@@ -113,6 +117,7 @@ def run(
             json.dumps(config or {}),
             **changes,
             **extra,
+            policy=policy,
         )
     )
     flow_cols = {

@@ -2,7 +2,9 @@
 
 use crate::workload::{build_topology, value_error};
 use fairnet::engine::flow::{self, FlowSimConfig, FluidFlow, WeightChange};
+use fairnet::engine::Progress;
 use fairnet::ids::{LinkId, NodeId};
+use fairnet::systems::soze::policy::JobSumPreserving;
 use fairnet::units::{Bytes, Rate, Time};
 use fairnet::workload::{poisson_flows, FlowSpec, SizeCdf};
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -110,9 +112,11 @@ fn non_negative(name: &str, i: usize, x: i64) -> PyResult<u64> {
         .map_err(|_| value_error(format!("flows[{i}]: {name} must not be negative, got {x}")))
 }
 
-/// Runs the fluid engine. Flows are parallel arrays; `config_json` is a `FlowSimConfig`.
+/// Runs the fluid engine. Flows are parallel arrays; `config_json` is a `FlowSimConfig`;
+/// `policy` (`"job_sum_preserving"`) changes weights as flows come and go, with `weight` as
+/// each flow's base weight and `tag` as its job.
 #[pyfunction]
-#[pyo3(signature = (topology_json, src, dst, size, start_ps, weight, tag, config_json, change_time_ps=None, change_flow=None, change_weight=None, demand=None, guarantee=None, path_ptr=None, path_links=None, deps_ptr=None, deps=None))]
+#[pyo3(signature = (topology_json, src, dst, size, start_ps, weight, tag, config_json, change_time_ps=None, change_flow=None, change_weight=None, demand=None, guarantee=None, path_ptr=None, path_links=None, deps_ptr=None, deps=None, policy=None))]
 #[allow(clippy::too_many_arguments)]
 fn flow_run<'py>(
     py: Python<'py>,
@@ -133,6 +137,7 @@ fn flow_run<'py>(
     path_links: Option<PyReadonlyArray1<'_, i64>>,
     deps_ptr: Option<PyReadonlyArray1<'_, i64>>,
     deps: Option<PyReadonlyArray1<'_, i64>>,
+    policy: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = build_topology(topology_json)?;
     let cfg: FlowSimConfig =
@@ -223,9 +228,31 @@ fn flow_run<'py>(
             });
         }
     }
+    // Weight policies (Söze §5.1): the flows' weights are the policy's base weights.
+    let mut policy = match policy {
+        None => None,
+        Some("job_sum_preserving") => Some(JobSumPreserving::new(
+            flows.iter().map(|f| f.spec.weight).collect(),
+            flows.iter().map(|f| f.spec.tag).collect(),
+        )),
+        Some(other) => {
+            return Err(value_error(format!(
+                "policy: expected \"job_sum_preserving\", got {other:?}"
+            )))
+        }
+    };
     let t0 = std::time::Instant::now();
     let r = py
-        .detach(|| flow::run(&topo, &flows, &changes, &cfg))
+        .detach(|| {
+            flow::run_with(
+                &topo,
+                &flows,
+                &changes,
+                &cfg,
+                &Progress::default(),
+                policy.as_mut().map(|p| p as &mut dyn flow::WeightPolicy),
+            )
+        })
         .map_err(value_error)?;
     let wall = t0.elapsed().as_secs_f64();
     let d = PyDict::new(py);

@@ -28,6 +28,6 @@ mod sim;
 mod tests;
 
 pub use sim::{
-    run, run_with_progress, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults, FluidFlow,
-    GroupRecord, RateSample, WeightChange,
+    run, run_with, run_with_progress, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults,
+    FluidFlow, GroupRecord, RateSample, WeightChange, WeightPolicy,
 };

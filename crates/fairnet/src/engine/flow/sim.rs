@@ -52,6 +52,23 @@ pub struct WeightChange {
     pub weight: f64,
 }
 
+/// Changes weights as flows come and go: Söze §5.1's application policies (job-level
+/// sum-preserving reallocation, critical-path priority), evaluated by the engine at every
+/// instant where flows arrived or finished.
+pub trait WeightPolicy {
+    /// After the arrivals and departures of one instant (flow indices in `arrived`,
+    /// `departed`), before the rates are updated: `set(flow, weight)` changes the weight of
+    /// any flow (a positive, finite weight; it takes effect for an active flow now and for a
+    /// waiting flow when it arrives).
+    fn on_instant(
+        &mut self,
+        now: Time,
+        arrived: &[u32],
+        departed: &[u32],
+        set: &mut dyn FnMut(u32, f64),
+    );
+}
+
 /// Which allocator updates the rates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -374,7 +391,21 @@ pub fn run_with_progress(
     cfg: &FlowSimConfig,
     progress: &Progress,
 ) -> Result<FlowSimResults> {
+    run_with(topo, flows, changes, cfg, progress, None)
+}
+
+/// [`run_with_progress`] with an optional [`WeightPolicy`] changing weights as flows arrive
+/// and finish.
+pub fn run_with(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    changes: &[WeightChange],
+    cfg: &FlowSimConfig,
+    progress: &Progress,
+    mut policy: Option<&mut dyn WeightPolicy>,
+) -> Result<FlowSimResults> {
     let mut st = prepare(topo, flows, changes, cfg)?;
+    let (mut arrived, mut departed): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
     for (i, f) in flows.iter().enumerate() {
         for &d in &f.deps {
@@ -450,6 +481,9 @@ pub fn run_with_progress(
             s.remaining_bits = 0.0;
             active -= 1;
             finished += 1;
+            if policy.is_some() {
+                departed.push(flow as u32);
+            }
             for &c in &children[flow] {
                 let cs = &mut st[c as usize];
                 cs.pending_deps -= 1;
@@ -485,6 +519,9 @@ pub fn run_with_progress(
                     }
                     slot_flow[slot as usize] = flow;
                     active += 1;
+                    if policy.is_some() {
+                        arrived.push(flow);
+                    }
                 }
                 Event::Weight { change } => {
                     let c = changes[change as usize];
@@ -494,6 +531,29 @@ pub fn run_with_progress(
                     }
                 }
                 Event::Sample => sample = true,
+            }
+        }
+        if let Some(p) = policy.as_deref_mut() {
+            if !arrived.is_empty() || !departed.is_empty() {
+                let mut bad = None;
+                p.on_instant(t, &arrived, &departed, &mut |f, w| {
+                    if f as usize >= flows.len() || !(w.is_finite() && w > 0.0) {
+                        bad.get_or_insert((f, w));
+                        return;
+                    }
+                    weights[f as usize] = w;
+                    if let Some(slot) = st[f as usize].slot {
+                        alloc.set_weight(slot, w);
+                    }
+                });
+                if let Some((f, w)) = bad {
+                    return Err(Error::invalid(
+                        format!("flows[{f}].weight"),
+                        format!("the weight policy set {w}: weights must be positive and finite, for one of the {} flows", flows.len()),
+                    ));
+                }
+                arrived.clear();
+                departed.clear();
             }
         }
         if cfg.allocator == AllocatorKind::Recompute && active > 0 {

@@ -11,9 +11,13 @@
 //! - [`multi_connection`]: the "Multi-Conn" comparison of §5.3.2 / Fig. 18(c), a flow of weight
 //!   `w` replaced by `round(w)` unit-weight connections.
 //!
+//! - [`policy`]: §5.1's weight policies (job-level sum-preserving reallocation over critical-path
+//!   weights), as [`crate::engine::flow::WeightPolicy`]s for the flow-level engine.
+//!
 //! Where we differ from the paper and what we measured: `docs/systems/soze.md`.
 
 pub mod config;
+pub mod policy;
 pub mod sender;
 
 #[cfg(test)]
