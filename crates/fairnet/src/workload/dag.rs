@@ -11,9 +11,14 @@ use crate::error::{Error, Result};
 /// cycle, or a dependency on a flow that does not exist, is an error naming a flow
 /// (`flows[7]: is part of a dependency cycle`).
 pub fn topological_order(deps: &[Vec<u32>]) -> Result<Vec<u32>> {
-    let n = deps.len();
-    let mut indegree: Vec<u32> = deps.iter().map(|d| d.len() as u32).collect();
-    let children = children(deps)?;
+    topological_order_by(deps.len(), |i| &deps[i])
+}
+
+/// [`topological_order`] over `n` flows whose dependencies `deps(i)` gives (so callers with
+/// their own flow type need not copy the lists).
+pub fn topological_order_by<'a>(n: usize, deps: impl Fn(usize) -> &'a [u32]) -> Result<Vec<u32>> {
+    let mut indegree: Vec<u32> = (0..n).map(|i| deps(i).len() as u32).collect();
+    let children = children_by(n, &deps)?;
     let mut ready: Vec<u32> = (0..n as u32)
         .filter(|&i| indegree[i as usize] == 0)
         .collect();
@@ -39,13 +44,18 @@ pub fn topological_order(deps: &[Vec<u32>]) -> Result<Vec<u32>> {
 
 /// For every flow, the flows that depend on it; a dependency on a missing flow is an error.
 pub fn children(deps: &[Vec<u32>]) -> Result<Vec<Vec<u32>>> {
-    let mut children = vec![Vec::new(); deps.len()];
-    for (i, ds) in deps.iter().enumerate() {
-        for &d in ds {
-            if d as usize >= deps.len() || d as usize == i {
+    children_by(deps.len(), |i| &deps[i])
+}
+
+/// [`children`] over `n` flows whose dependencies `deps(i)` gives.
+pub fn children_by<'a>(n: usize, deps: impl Fn(usize) -> &'a [u32]) -> Result<Vec<Vec<u32>>> {
+    let mut children = vec![Vec::new(); n];
+    for i in 0..n {
+        for &d in deps(i) {
+            if d as usize >= n || d as usize == i {
                 return Err(Error::invalid(
                     format!("flows[{i}].deps"),
-                    format!("{d} is not another flow (there are {} flows)", deps.len()),
+                    format!("{d} is not another flow (there are {n} flows)"),
                 ));
             }
             children[d as usize].push(i as u32);

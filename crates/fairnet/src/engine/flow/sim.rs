@@ -8,6 +8,7 @@ use crate::metrics::{ideal_fct, slowdown, wire_bytes};
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::dag::{children_by, topological_order_by};
 use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -309,7 +310,7 @@ fn prepare(
             ));
         }
     }
-    check_acyclic(flows)?;
+    topological_order_by(flows.len(), |i| &flows[i].deps)?;
     Ok(states)
 }
 
@@ -335,38 +336,6 @@ fn check_path(topo: &Topology, s: &FlowSpec, p: &[LinkId]) -> std::result::Resul
         return Err(format!(
             "path ends at {at}, not at the destination {}",
             s.dst
-        ));
-    }
-    Ok(())
-}
-
-/// Kahn's algorithm; a cycle is reported by one of its flows.
-fn check_acyclic(flows: &[FluidFlow]) -> Result<()> {
-    let mut indegree: Vec<u32> = flows.iter().map(|f| f.deps.len() as u32).collect();
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
-    for (i, f) in flows.iter().enumerate() {
-        for &d in &f.deps {
-            children[d as usize].push(i as u32);
-        }
-    }
-    let mut ready: Vec<u32> = (0..flows.len() as u32)
-        .filter(|&i| indegree[i as usize] == 0)
-        .collect();
-    let mut seen = 0;
-    while let Some(i) = ready.pop() {
-        seen += 1;
-        for &c in &children[i as usize] {
-            indegree[c as usize] -= 1;
-            if indegree[c as usize] == 0 {
-                ready.push(c);
-            }
-        }
-    }
-    if seen < flows.len() {
-        let i = indegree.iter().position(|&d| d > 0).unwrap();
-        return Err(Error::invalid(
-            format!("flows[{i}]"),
-            "is part of a dependency cycle",
         ));
     }
     Ok(())
@@ -406,12 +375,7 @@ pub fn run_with(
 ) -> Result<FlowSimResults> {
     let mut st = prepare(topo, flows, changes, cfg)?;
     let (mut arrived, mut departed): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
-    for (i, f) in flows.iter().enumerate() {
-        for &d in &f.deps {
-            children[d as usize].push(i as u32);
-        }
-    }
+    let children = children_by(flows.len(), |i| &flows[i].deps)?;
     let mut weights: Vec<f64> = flows.iter().map(|f| f.spec.weight).collect();
     let mut alloc =
         IncrementalAllocator::new(topo.links().iter().map(|l| l.capacity.bps()).collect());
