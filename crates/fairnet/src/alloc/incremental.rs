@@ -30,6 +30,15 @@
 //! visited thousands of links per event on 10k flows, more than a full recompute). The worklist
 //! stops when no level moves by more than a relative [`LEVEL_TOL`].
 //!
+//! Two things keep the walk cheap (measured on web-search runs, issue 5). Most fabric links of a
+//! full-bisection fat-tree at 60% load never saturate (level `∞`); re-evaluating them whenever a
+//! limit of one of their flows moved was 87% of all link recomputations, so each link keeps its
+//! *slack* (capacity minus the sum of its flows' limits) from its last recomputation, moved by
+//! the exact differences of the limits since, and an unsaturated link is recomputed only when
+//! the slack comes within [`SLACK_MARGIN`] of zero (a limit that falls never saturates a link).
+//! And a flow of a moving link that is limited elsewhere below the change passes nothing on, so
+//! only its cache of path levels is looked at.
+//!
 //! When a change spreads far (measured: with 100k long flows between random host pairs of a
 //! k = 16 fat-tree, one arrival moved 50k link levels and 43k rates, 0.72 s against 33 ms for a
 //! full solve), the update stops once it has scanned `WORK_BUDGET_FACTOR` times as many flows as
@@ -46,27 +55,75 @@ use super::waterfill::solve;
 pub const LEVEL_TOL: f64 = 1e-12;
 const WORK_BUDGET_FACTOR: usize = 2;
 const WORK_BUDGET_BASE: usize = 1_000;
+/// An unsaturated link whose tracked slack (capacity minus the sum of its flows' limits) is
+/// above this fraction of its capacity stays unsaturated without being recomputed. The slack is
+/// recomputed exactly whenever the link is, and only moved by the exact differences of limits in
+/// between, so its rounding error (≈ 1e-16 of the capacity per step) stays far below the margin.
+pub const SLACK_MARGIN: f64 = 1e-6;
 
 /// Handle of a flow inside an [`IncrementalAllocator`]; slots of removed flows are reused.
 pub type Slot = u32;
 
+/// Links kept inside the flow entry; longer paths go to the heap.
+const INLINE_PATH: usize = 6;
+
+/// A flow's path, stored inline when it has at most [`INLINE_PATH`] links (every path of a
+/// fat-tree): the update walks the paths of the flows of every link that moves, and the pointer
+/// chase to a separately allocated path was its largest stall (perf, web-search run).
+#[derive(Debug, Clone)]
+enum PathLinks {
+    Inline(u8, [u32; INLINE_PATH]),
+    Heap(Box<[u32]>),
+}
+
+impl Default for PathLinks {
+    fn default() -> Self {
+        PathLinks::Inline(0, [0; INLINE_PATH])
+    }
+}
+
+impl From<&[u32]> for PathLinks {
+    fn from(p: &[u32]) -> Self {
+        if p.len() <= INLINE_PATH {
+            let mut a = [0; INLINE_PATH];
+            a[..p.len()].copy_from_slice(p);
+            PathLinks::Inline(p.len() as u8, a)
+        } else {
+            PathLinks::Heap(p.into())
+        }
+    }
+}
+
+impl std::ops::Deref for PathLinks {
+    type Target = [u32];
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match self {
+            PathLinks::Inline(n, a) => &a[..*n as usize],
+            PathLinks::Heap(b) => b,
+        }
+    }
+}
+
+/// Fields in order of use: what the update reads for every flow of a moving link first.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 struct FlowEntry {
-    path: Box<[u32]>,
-    /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
-    pos: Box<[u32]>,
-    weight: f64,
-    demand: f64,
-    guarantee: f64,
-    rate: f64,
-    active: bool,
+    path: PathLinks,
     /// The two smallest levels on the path and the link of the smallest, kept current whenever a
     /// level on the path moves: a link's computation needs each flow's smallest level *elsewhere*,
     /// and reading it here instead of rescanning the path cut 9% of the CPU time of a 50k-flow
     /// web-search run (3.93 s → 3.57 s).
     min_level: f64,
-    min_link: u32,
     second_level: f64,
+    weight: f64,
+    min_link: u32,
+    active: bool,
+    demand: f64,
+    guarantee: f64,
+    rate: f64,
+    /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
+    pos: Box<[u32]>,
 }
 
 impl FlowEntry {
@@ -84,6 +141,31 @@ impl FlowEntry {
             }
         }
         (self.min_level, self.min_link, self.second_level) = (m1, a1, m2);
+    }
+
+    /// Like [`Self::refresh_mins`], and returns the three smallest (level, link) on the path
+    /// (`(∞, u32::MAX)` past its end).
+    #[inline]
+    fn refresh_mins3(&mut self, level: &[f64]) -> [(f64, u32); 3] {
+        let mut m = [(f64::INFINITY, u32::MAX); 3];
+        for &l in self.path.iter() {
+            let v = level[l as usize];
+            if v < m[2].0 {
+                if v < m[1].0 {
+                    m[2] = m[1];
+                    if v < m[0].0 {
+                        m[1] = m[0];
+                        m[0] = (v, l);
+                    } else {
+                        m[1] = (v, l);
+                    }
+                } else {
+                    m[2] = (v, l);
+                }
+            }
+        }
+        (self.min_level, self.min_link, self.second_level) = (m[0].0, m[0].1, m[1].0);
+        m
     }
 
     /// The smallest level on the path other than on link `l`.
@@ -104,6 +186,10 @@ pub struct IncrementalStats {
     pub link_updates: u64,
     /// Full recomputes taken as the fallback.
     pub full_recomputes: u64,
+    /// Link-level recomputations that moved the level.
+    pub level_changes: u64,
+    /// Flows scanned by link-level recomputations.
+    pub flows_scanned: u64,
 }
 
 /// Weighted max-min rates of a set of flows that changes over time.
@@ -111,6 +197,9 @@ pub struct IncrementalStats {
 pub struct IncrementalAllocator {
     capacity: Vec<f64>,
     level: Vec<f64>,
+    /// Per link: capacity minus the sum of its flows' limits, as of its last recomputation and
+    /// moved since by the changes of those limits (`-∞`: unknown).
+    slack: Vec<f64>,
     link_flows: Vec<Vec<Slot>>,
     flows: Vec<FlowEntry>,
     free: Vec<Slot>,
@@ -137,6 +226,7 @@ impl IncrementalAllocator {
         IncrementalAllocator {
             capacity: capacities,
             level: vec![f64::INFINITY; n],
+            slack: vec![f64::NEG_INFINITY; n],
             link_flows: vec![Vec::new(); n],
             flows: Vec::new(),
             free: Vec::new(),
@@ -290,34 +380,73 @@ impl IncrementalAllocator {
                 continue;
             }
             self.level[l] = new;
+            self.stats.level_changes += 1;
             let lo = old.min(new);
             for i in 0..self.link_flows[l].len() {
                 let f = self.link_flows[l][i];
                 let level = &self.level;
                 let e = &mut self.flows[f as usize];
-                e.refresh_mins(level);
+                // A flow limited elsewhere at or below `lo` keeps its rate and its limits on its
+                // other links (each is the min over a set that holds a level ≤ lo or is the
+                // link of that level, which `lo >= level_m` skips), so only its cache of the
+                // two smallest levels can need a change, and not even that while l's level
+                // stays above the second smallest (which then is not l's).
+                if e.min_link as usize != l && e.min_level <= lo {
+                    if old > e.second_level && new >= e.second_level {
+                        continue;
+                    }
+                    e.refresh_mins(level);
+                    continue;
+                }
+                // The three smallest levels on the path give the cache's two, and for every other
+                // link m the flow's limit from the links other than m and l, in one pass.
+                let mins = e.refresh_mins3(level);
                 if lo < e.min_level_except(l) {
                     self.touch_flow(f);
                 }
-                for j in 0..self.flows[f as usize].path.len() {
-                    let path = &self.flows[f as usize].path;
-                    let m = path[j];
-                    if m as usize == l || lo >= self.level[m as usize] {
+                let e = &self.flows[f as usize];
+                for j in 0..e.path.len() {
+                    let m = e.path[j] as usize;
+                    let level_m = self.level[m];
+                    if m == l || lo >= level_m {
                         continue;
                     }
                     // The flow's limit at m is the min over its links other than m and l, and l.
-                    let rest = path
+                    let rest = mins
                         .iter()
-                        .filter(|&&x| x != m && x as usize != l)
-                        .map(|&x| self.level[x as usize])
-                        .fold(f64::INFINITY, f64::min);
-                    if lo < rest {
-                        self.enqueue_at(m, lo);
+                        .find(|&&(_, x)| x as usize != m && x as usize != l)
+                        .map_or(f64::INFINITY, |&(v, _)| v);
+                    if lo >= rest {
+                        continue;
+                    }
+                    if level_m == f64::INFINITY {
+                        // m is unsaturated: its level stays infinite while the flows' limits
+                        // still fit, so track its slack instead of recomputing it (measured: 87%
+                        // of link recomputations on web-search runs were such links).
+                        let limit = |t: f64| (e.weight * t).min(e.demand).max(e.guarantee);
+                        let (x_old, x_new) = (limit(rest.min(old)), limit(rest.min(new)));
+                        if x_old == x_new {
+                            continue;
+                        }
+                        let slack = &mut self.slack[m];
+                        if x_old.is_finite() && x_new.is_finite() {
+                            *slack -= x_new - x_old;
+                        } else {
+                            *slack = f64::NEG_INFINITY;
+                        }
+                        if *slack > SLACK_MARGIN * self.capacity[m] {
+                            continue;
+                        }
+                    }
+                    let key = lo;
+                    if self.worklist.priority(m).is_none_or(|k| key < k) {
+                        self.worklist.set(m, key);
                     }
                 }
             }
         }
         self.stats.link_updates += links;
+        self.stats.flows_scanned += work as u64;
         if fell_back {
             self.backoff = (self.backoff * 2).clamp(1, MAX_BACKOFF);
             self.skip = self.backoff;
@@ -332,12 +461,8 @@ impl IncrementalAllocator {
             if !e.active {
                 continue;
             }
-            let t = e
-                .path
-                .iter()
-                .map(|&l| self.level[l as usize])
-                .fold(f64::INFINITY, f64::min);
-            let rate = (e.weight * t).clamp(e.guarantee, e.demand);
+            // The cache of the smallest path level is current for every flow.
+            let rate = (e.weight * e.min_level).clamp(e.guarantee, e.demand);
             // A new flow has rate 0 until now, so it is always reported.
             if rate != e.rate {
                 self.flows[f as usize].rate = rate;
@@ -361,6 +486,7 @@ impl IncrementalAllocator {
             limit_sum += x;
             items.push((e.weight, e.guarantee, x));
         }
+        self.slack[l] = cap - limit_sum;
         if limit_sum <= cap {
             return f64::INFINITY;
         }
@@ -395,6 +521,7 @@ impl IncrementalAllocator {
             e.refresh_mins(&self.level);
         }
         while self.worklist.pop().is_some() {}
+        self.slack.fill(f64::NEG_INFINITY);
         for s in slots {
             if !self.touched[s as usize] {
                 self.touched[s as usize] = true;

@@ -1,0 +1,115 @@
+//! Fluid-engine speed on issue 5's workload: web-search flow sizes, Poisson arrivals at 60%
+//! load, k = 16 fat-tree (1,024 hosts, 100 Gb/s, 1 µs links), seed 1 — the same flows as
+//! `fairnet bench flow`, without Python.
+//!
+//! ```sh
+//! cargo run --release -p fairnet --example flow_bench -- 200000          # flows
+//! cargo run --release -p fairnet --example flow_bench -- 1000000 0.6 recompute
+//! ```
+//!
+//! Prints wall time, events, per-event cost, median slowdown and peak RSS.
+
+use fairnet::engine::flow::{run, AllocatorKind, FlowSimConfig, FluidFlow};
+use fairnet::topo::{Topology, TopologySpec};
+use fairnet::workload::{poisson_flows, SizeCdf};
+use std::error::Error;
+use std::path::Path;
+use std::time::Instant;
+
+/// Peak resident set size in KiB (Linux `VmHWM`), if available.
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn workload(n_flows: usize, load: f64) -> Result<(Topology, Vec<FluidFlow>), Box<dyn Error>> {
+    let topo: TopologySpec = serde_json::from_str(r#"{"kind": "fat_tree", "k": 16}"#)?;
+    let topo = topo.build()?;
+    let cdf_file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/fairnet/data/flow-size-cdf/WebSearch_distribution.txt");
+    let cdf = SizeCdf::from_file(&cdf_file)?;
+    let host = topo.hosts()[0];
+    let rate = topo.link(topo.out_links(host)[0]).capacity;
+    let specs = poisson_flows(topo.hosts(), rate, load, &cdf, n_flows, 1)?;
+    Ok((topo, specs.into_iter().map(FluidFlow::new).collect()))
+}
+
+/// Runs both allocators and prints how far apart the end times are.
+fn compare(n_flows: usize, load: f64) -> Result<(), Box<dyn Error>> {
+    let (topo, flows) = workload(n_flows, load)?;
+    let mut ends = Vec::new();
+    for allocator in [AllocatorKind::Incremental, AllocatorKind::Recompute] {
+        let cfg = FlowSimConfig {
+            allocator,
+            ..Default::default()
+        };
+        let t0 = Instant::now();
+        let r = run(&topo, &flows, &[], &cfg)?;
+        println!("{allocator:?}: {:.3} s", t0.elapsed().as_secs_f64());
+        ends.push(r.flows.iter().map(|f| f.end).collect::<Vec<_>>());
+    }
+    let (mut max_diff, mut max_rel, mut differ) = (0u64, 0f64, 0usize);
+    for (i, (a, b)) in ends[0].iter().zip(&ends[1]).enumerate() {
+        let (a, b) = (a.ok_or("unfinished")?, b.ok_or("unfinished")?);
+        let d = a.0.abs_diff(b.0);
+        if d > 0 {
+            differ += 1;
+        }
+        max_diff = max_diff.max(d);
+        let fct = (b - flows[i].spec.start).0 as f64;
+        max_rel = max_rel.max(d as f64 / fct);
+    }
+    println!(
+        "end times: {differ} of {n_flows} differ, by at most {max_diff} ps ({max_rel:.2e} of the FCT)"
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1);
+    let n_flows: usize = args.next().map_or(Ok(200_000), |a| a.parse())?;
+    let load: f64 = args.next().map_or(Ok(0.6), |a| a.parse())?;
+    let allocator = match args.next().as_deref() {
+        None | Some("incremental") => AllocatorKind::Incremental,
+        Some("recompute") => AllocatorKind::Recompute,
+        Some("compare") => return compare(n_flows, load),
+        Some(other) => return Err(format!("unknown allocator {other}").into()),
+    };
+    let (topo, flows) = workload(n_flows, load)?;
+    let cfg = FlowSimConfig {
+        allocator,
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let r = run(&topo, &flows, &[], &cfg)?;
+    let wall = t0.elapsed().as_secs_f64();
+    let mut sd: Vec<f64> = r.flows.iter().filter_map(|f| f.slowdown()).collect();
+    sd.sort_by(f64::total_cmp);
+    println!(
+        "web search at {:.0}% load, k=16 fat-tree, {} flows, {:?}",
+        load * 100.0,
+        n_flows,
+        allocator
+    );
+    println!("wall                {wall:.3} s");
+    println!("events              {}", r.events);
+    println!("rate updates        {}", r.rate_updates);
+    println!(
+        "per event           {:.2} us",
+        wall / r.events.max(1) as f64 * 1e6
+    );
+    println!(
+        "simulated           {:.3} ms",
+        r.end_time.as_secs_f64() * 1e3
+    );
+    println!("finished            {}", sd.len());
+    if !sd.is_empty() {
+        println!("median slowdown     {:.3}", sd[sd.len() / 2]);
+        println!("p99 slowdown        {:.3}", sd[sd.len() * 99 / 100]);
+    }
+    if let Some(kib) = peak_rss_kib() {
+        println!("peak RSS            {:.0} MiB", kib as f64 / 1024.0);
+    }
+    Ok(())
+}
