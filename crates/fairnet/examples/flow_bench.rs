@@ -5,16 +5,26 @@
 //! ```sh
 //! cargo run --release -p fairnet --example flow_bench -- 200000          # flows
 //! cargo run --release -p fairnet --example flow_bench -- 1000000 0.6 recompute
+//! cargo run --release -p fairnet --example flow_bench -- 5000 0.6 compare   # end times of both
+//! cargo run --release -p fairnet --example flow_bench -- 100000 0.6 active  # per-event cost
 //! ```
 //!
 //! Prints wall time, events, per-event cost, median slowdown and peak RSS.
 
+use fairnet::engine::flow::bench::incremental_vs_recompute;
 use fairnet::engine::flow::{run, AllocatorKind, FlowSimConfig, FluidFlow};
 use fairnet::topo::{Topology, TopologySpec};
 use fairnet::workload::{poisson_flows, SizeCdf};
 use std::error::Error;
 use std::path::Path;
 use std::time::Instant;
+
+/// CPU time of this thread in seconds (Linux schedstat), steadier than wall time on a shared
+/// machine.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(s.split_whitespace().next()?.parse::<f64>().ok()? * 1e-9)
+}
 
 /// Peak resident set size in KiB (Linux `VmHWM`), if available.
 fn peak_rss_kib() -> Option<u64> {
@@ -33,6 +43,22 @@ fn workload(n_flows: usize, load: f64) -> Result<(Topology, Vec<FluidFlow>), Box
     let rate = topo.link(topo.out_links(host)[0]).capacity;
     let specs = poisson_flows(topo.hosts(), rate, load, &cdf, n_flows, 1)?;
     Ok((topo, specs.into_iter().map(FluidFlow::new).collect()))
+}
+
+/// Issue 5's per-event figure: `active` long flows between random host pairs (weights in
+/// [0.1, 10]), one departure or arrival per event; the same call as `fairnet bench flow`.
+fn per_event(active: usize) -> Result<(), Box<dyn Error>> {
+    let c = incremental_vs_recompute(16, active, 200, 3, (0.1, 10.0), 1)?;
+    println!(
+        "{active} active flows: incremental {:.4} ms, recompute {:.3} ms per event ({:.1}x); \
+         {:.0} rates and {:.0} link levels changed per event",
+        c.incremental_seconds * 1e3,
+        c.recompute_seconds * 1e3,
+        c.recompute_seconds / c.incremental_seconds,
+        c.changed_flows,
+        c.link_updates
+    );
+    Ok(())
 }
 
 /// Runs both allocators and prints how far apart the end times are.
@@ -74,6 +100,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         None | Some("incremental") => AllocatorKind::Incremental,
         Some("recompute") => AllocatorKind::Recompute,
         Some("compare") => return compare(n_flows, load),
+        Some("active") => return per_event(n_flows),
         Some(other) => return Err(format!("unknown allocator {other}").into()),
     };
     let (topo, flows) = workload(n_flows, load)?;
@@ -81,9 +108,10 @@ fn main() -> Result<(), Box<dyn Error>> {
         allocator,
         ..Default::default()
     };
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), cpu_seconds());
     let r = run(&topo, &flows, &[], &cfg)?;
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(c0).map(|(b, a)| b - a);
     let mut sd: Vec<f64> = r.flows.iter().filter_map(|f| f.slowdown()).collect();
     sd.sort_by(f64::total_cmp);
     println!(
@@ -93,6 +121,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         allocator
     );
     println!("wall                {wall:.3} s");
+    if let Some(cpu) = cpu {
+        println!("cpu                 {cpu:.3} s");
+        println!(
+            "cpu per event       {:.2} us",
+            cpu / r.events.max(1) as f64 * 1e6
+        );
+    }
     println!("events              {}", r.events);
     println!("rate updates        {}", r.rate_updates);
     println!(
