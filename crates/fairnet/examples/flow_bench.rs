@@ -11,9 +11,12 @@
 //!
 //! Prints wall time, events, per-event cost, median slowdown and peak RSS.
 
+use fairnet::alloc::{solve, Problem, ProblemInput};
 use fairnet::engine::flow::bench::incremental_vs_recompute;
 use fairnet::engine::flow::{run, AllocatorKind, FlowSimConfig, FluidFlow};
 use fairnet::topo::{Topology, TopologySpec};
+use fairnet::units::Rate;
+use fairnet::workload::fat_tree_problem;
 use fairnet::workload::{poisson_flows, SizeCdf};
 use std::error::Error;
 use std::path::Path;
@@ -61,6 +64,49 @@ fn per_event(active: usize) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// How far one departure reaches in the exact solution: `active` long flows as in
+/// [`per_event`], solved by the oracle with and without flow 0; counts the link levels and rates
+/// that move by more than 1e-9 (relative), the floor of what any exact update must rewrite.
+fn spread(active: usize) -> Result<(), Box<dyn Error>> {
+    const TRIES: usize = 10;
+    let input = fat_tree_problem(16, active, 1, (0.1, 10.0), Rate::gbps(100))?;
+    let full = Problem::new(input.clone())?;
+    let a = solve(&full);
+    let moved = |x: f64, y: f64| (x - y).abs() > 1e-9 * x.abs().max(y.abs());
+    let saturated = a.link_level.iter().filter(|l| l.is_some()).count();
+    let (mut levels, mut rates) = (0, 0);
+    for gone in 0..TRIES {
+        let keep: Vec<usize> = (0..active).filter(|&f| f != gone).collect();
+        let paths: Vec<Vec<u32>> = keep.iter().map(|&f| full.path(f).to_vec()).collect();
+        let mut less = ProblemInput::from_paths(input.capacities.clone(), &paths);
+        less.weights = Some(keep.iter().map(|&f| full.weights()[f]).collect());
+        let b = solve(&Problem::new(less)?);
+        levels += a
+            .link_level
+            .iter()
+            .zip(&b.link_level)
+            .filter(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => moved(*x, *y),
+                (None, None) => false,
+                _ => true,
+            })
+            .count();
+        rates += keep
+            .iter()
+            .enumerate()
+            .filter(|&(i, &f)| moved(a.rates[f], b.rates[i]))
+            .count();
+    }
+    println!(
+        "{active} active flows, one departure (mean of {TRIES}): {:.0} of {saturated} saturated \
+         link levels and {:.0} of {} rates move by more than 1e-9",
+        levels as f64 / TRIES as f64,
+        rates as f64 / TRIES as f64,
+        active - 1
+    );
+    Ok(())
+}
+
 /// Runs both allocators and prints how far apart the end times are.
 fn compare(n_flows: usize, load: f64) -> Result<(), Box<dyn Error>> {
     let (topo, flows) = workload(n_flows, load)?;
@@ -101,6 +147,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         Some("recompute") => AllocatorKind::Recompute,
         Some("compare") => return compare(n_flows, load),
         Some("active") => return per_event(n_flows),
+        Some("spread") => return spread(n_flows),
         Some(other) => return Err(format!("unknown allocator {other}").into()),
     };
     let (topo, flows) = workload(n_flows, load)?;
