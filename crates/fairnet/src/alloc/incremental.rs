@@ -30,43 +30,112 @@
 //! visited thousands of links per event on 10k flows, more than a full recompute). The worklist
 //! stops when no level moves by more than a relative [`LEVEL_TOL`].
 //!
+//! Two things keep the walk cheap (measured on web-search runs, issue 5). Most fabric links of a
+//! full-bisection fat-tree at 60% load never saturate (level `∞`); re-evaluating them whenever a
+//! limit of one of their flows moved was 87% of all link recomputations, so each link keeps its
+//! *slack* (capacity minus the sum of its flows' limits) from its last recomputation, moved by
+//! the exact differences of the limits since, and an unsaturated link is recomputed only when
+//! the slack comes within [`SLACK_MARGIN`] of zero (a limit that falls never saturates a link).
+//! And a flow of a moving link that is limited elsewhere below the change passes nothing on, so
+//! only its cache of path levels is looked at.
+//!
 //! When a change spreads far (measured: with 100k long flows between random host pairs of a
 //! k = 16 fat-tree, one arrival moved 50k link levels and 43k rates, 0.72 s against 33 ms for a
 //! full solve), the update stops once it has scanned `WORK_BUDGET_FACTOR` times as many flows as
 //! are active (plus `WORK_BUDGET_BASE`) and falls back to a full solve with the exact oracle, so
-//! an event never costs much more than a recompute.
+//! an event costs at most a few recomputes, and after a fallback the next ones go straight to
+//! the full solve (see [`IncrementalAllocator::update`]). Exactly how far a change must spread
+//! is a property of the solution, not of this algorithm: with 100k such flows one departure
+//! moves two thirds of the saturated levels and 37% of the rates by more than 1e-9 (oracle
+//! before and after, `flow_bench -- 100000 0 spread`), so no exact update can be much cheaper
+//! than a full solve there.
 //!
 //! Tested against the oracle on random sequences of arrivals, departures and weight changes.
 
 use super::heap::IndexedMinHeap;
 use super::problem::{Problem, ProblemInput};
-use super::waterfill::solve;
+use super::waterfill::{prefetch, solve};
 
 /// Relative change below which a link's level counts as unchanged.
 pub const LEVEL_TOL: f64 = 1e-12;
-const WORK_BUDGET_FACTOR: usize = 2;
+/// Measured with `flow_bench -- N 0 active` (long random-weight flows, k = 16): with the slack
+/// tracking, 10,000 active flows need about 7,000 flow scans per event and no fallback at 8
+/// (3.7 ms per event against 18 ms for a full solve), but fell back often at 2 (12.5 ms); at
+/// 100,000 flows every event falls back at either value (the change moves two thirds of the
+/// levels), and the backoff keeps the waste small.
+const WORK_BUDGET_FACTOR: usize = 8;
 const WORK_BUDGET_BASE: usize = 1_000;
+/// How far ahead in a link's flow list the flow entries are prefetched.
+const PREFETCH_AHEAD: usize = 4;
+/// An unsaturated link whose tracked slack (capacity minus the sum of its flows' limits) is
+/// above this fraction of its capacity stays unsaturated without being recomputed. The slack is
+/// recomputed exactly whenever the link is, and only moved by the exact differences of limits in
+/// between, so its rounding error (≈ 1e-16 of the capacity per step) stays far below the margin.
+pub const SLACK_MARGIN: f64 = 1e-6;
 
 /// Handle of a flow inside an [`IncrementalAllocator`]; slots of removed flows are reused.
 pub type Slot = u32;
 
+/// Links kept inside the flow entry; longer paths go to the heap.
+const INLINE_PATH: usize = 6;
+
+/// A flow's path, stored inline when it has at most [`INLINE_PATH`] links (every path of a
+/// fat-tree): the update walks the paths of the flows of every link that moves, and the pointer
+/// chase to a separately allocated path was its largest stall (perf, web-search run).
+#[derive(Debug, Clone)]
+enum PathLinks {
+    Inline(u8, [u32; INLINE_PATH]),
+    Heap(Box<[u32]>),
+}
+
+impl Default for PathLinks {
+    fn default() -> Self {
+        PathLinks::Inline(0, [0; INLINE_PATH])
+    }
+}
+
+impl From<&[u32]> for PathLinks {
+    fn from(p: &[u32]) -> Self {
+        if p.len() <= INLINE_PATH {
+            let mut a = [0; INLINE_PATH];
+            a[..p.len()].copy_from_slice(p);
+            PathLinks::Inline(p.len() as u8, a)
+        } else {
+            PathLinks::Heap(p.into())
+        }
+    }
+}
+
+impl std::ops::Deref for PathLinks {
+    type Target = [u32];
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match self {
+            PathLinks::Inline(n, a) => &a[..*n as usize],
+            PathLinks::Heap(b) => b,
+        }
+    }
+}
+
+/// Fields in order of use: what the update reads for every flow of a moving link first.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 struct FlowEntry {
-    path: Box<[u32]>,
-    /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
-    pos: Box<[u32]>,
-    weight: f64,
-    demand: f64,
-    guarantee: f64,
-    rate: f64,
-    active: bool,
+    path: PathLinks,
     /// The two smallest levels on the path and the link of the smallest, kept current whenever a
     /// level on the path moves: a link's computation needs each flow's smallest level *elsewhere*,
     /// and reading it here instead of rescanning the path cut 9% of the CPU time of a 50k-flow
     /// web-search run (3.93 s → 3.57 s).
     min_level: f64,
-    min_link: u32,
     second_level: f64,
+    weight: f64,
+    min_link: u32,
+    active: bool,
+    demand: f64,
+    guarantee: f64,
+    rate: f64,
+    /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
+    pos: Box<[u32]>,
 }
 
 impl FlowEntry {
@@ -84,6 +153,31 @@ impl FlowEntry {
             }
         }
         (self.min_level, self.min_link, self.second_level) = (m1, a1, m2);
+    }
+
+    /// Like [`Self::refresh_mins`], and returns the three smallest (level, link) on the path
+    /// (`(∞, u32::MAX)` past its end).
+    #[inline]
+    fn refresh_mins3(&mut self, level: &[f64]) -> [(f64, u32); 3] {
+        let mut m = [(f64::INFINITY, u32::MAX); 3];
+        for &l in self.path.iter() {
+            let v = level[l as usize];
+            if v < m[2].0 {
+                if v < m[1].0 {
+                    m[2] = m[1];
+                    if v < m[0].0 {
+                        m[1] = m[0];
+                        m[0] = (v, l);
+                    } else {
+                        m[1] = (v, l);
+                    }
+                } else {
+                    m[2] = (v, l);
+                }
+            }
+        }
+        (self.min_level, self.min_link, self.second_level) = (m[0].0, m[0].1, m[1].0);
+        m
     }
 
     /// The smallest level on the path other than on link `l`.
@@ -104,6 +198,10 @@ pub struct IncrementalStats {
     pub link_updates: u64,
     /// Full recomputes taken as the fallback.
     pub full_recomputes: u64,
+    /// Link-level recomputations that moved the level.
+    pub level_changes: u64,
+    /// Flows scanned by link-level recomputations.
+    pub flows_scanned: u64,
 }
 
 /// Weighted max-min rates of a set of flows that changes over time.
@@ -111,6 +209,9 @@ pub struct IncrementalStats {
 pub struct IncrementalAllocator {
     capacity: Vec<f64>,
     level: Vec<f64>,
+    /// Per link: capacity minus the sum of its flows' limits, as of its last recomputation and
+    /// moved since by the changes of those limits (`-∞`: unknown).
+    slack: Vec<f64>,
     link_flows: Vec<Vec<Slot>>,
     flows: Vec<FlowEntry>,
     free: Vec<Slot>,
@@ -137,6 +238,7 @@ impl IncrementalAllocator {
         IncrementalAllocator {
             capacity: capacities,
             level: vec![f64::INFINITY; n],
+            slack: vec![f64::NEG_INFINITY; n],
             link_flows: vec![Vec::new(); n],
             flows: Vec::new(),
             free: Vec::new(),
@@ -290,34 +392,73 @@ impl IncrementalAllocator {
                 continue;
             }
             self.level[l] = new;
+            self.stats.level_changes += 1;
             let lo = old.min(new);
             for i in 0..self.link_flows[l].len() {
                 let f = self.link_flows[l][i];
                 let level = &self.level;
                 let e = &mut self.flows[f as usize];
-                e.refresh_mins(level);
+                // A flow limited elsewhere at or below `lo` keeps its rate and its limits on its
+                // other links (each is the min over a set that holds a level ≤ lo or is the
+                // link of that level, which `lo >= level_m` skips), so only its cache of the
+                // two smallest levels can need a change, and not even that while l's level
+                // stays above the second smallest (which then is not l's).
+                if e.min_link as usize != l && e.min_level <= lo {
+                    if old > e.second_level && new >= e.second_level {
+                        continue;
+                    }
+                    e.refresh_mins(level);
+                    continue;
+                }
+                // The three smallest levels on the path give the cache's two, and for every other
+                // link m the flow's limit from the links other than m and l, in one pass.
+                let mins = e.refresh_mins3(level);
                 if lo < e.min_level_except(l) {
                     self.touch_flow(f);
                 }
-                for j in 0..self.flows[f as usize].path.len() {
-                    let path = &self.flows[f as usize].path;
-                    let m = path[j];
-                    if m as usize == l || lo >= self.level[m as usize] {
+                let e = &self.flows[f as usize];
+                for j in 0..e.path.len() {
+                    let m = e.path[j] as usize;
+                    let level_m = self.level[m];
+                    if m == l || lo >= level_m {
                         continue;
                     }
                     // The flow's limit at m is the min over its links other than m and l, and l.
-                    let rest = path
+                    let rest = mins
                         .iter()
-                        .filter(|&&x| x != m && x as usize != l)
-                        .map(|&x| self.level[x as usize])
-                        .fold(f64::INFINITY, f64::min);
-                    if lo < rest {
-                        self.enqueue_at(m, lo);
+                        .find(|&&(_, x)| x as usize != m && x as usize != l)
+                        .map_or(f64::INFINITY, |&(v, _)| v);
+                    if lo >= rest {
+                        continue;
+                    }
+                    if level_m == f64::INFINITY {
+                        // m is unsaturated: its level stays infinite while the flows' limits
+                        // still fit, so track its slack instead of recomputing it (measured: 87%
+                        // of link recomputations on web-search runs were such links).
+                        let limit = |t: f64| (e.weight * t).min(e.demand).max(e.guarantee);
+                        let (x_old, x_new) = (limit(rest.min(old)), limit(rest.min(new)));
+                        if x_old == x_new {
+                            continue;
+                        }
+                        let slack = &mut self.slack[m];
+                        if x_old.is_finite() && x_new.is_finite() {
+                            *slack -= x_new - x_old;
+                        } else {
+                            *slack = f64::NEG_INFINITY;
+                        }
+                        if *slack > SLACK_MARGIN * self.capacity[m] {
+                            continue;
+                        }
+                    }
+                    let key = lo;
+                    if self.worklist.priority(m).is_none_or(|k| key < k) {
+                        self.worklist.set(m, key);
                     }
                 }
             }
         }
         self.stats.link_updates += links;
+        self.stats.flows_scanned += work as u64;
         if fell_back {
             self.backoff = (self.backoff * 2).clamp(1, MAX_BACKOFF);
             self.skip = self.backoff;
@@ -332,12 +473,8 @@ impl IncrementalAllocator {
             if !e.active {
                 continue;
             }
-            let t = e
-                .path
-                .iter()
-                .map(|&l| self.level[l as usize])
-                .fold(f64::INFINITY, f64::min);
-            let rate = (e.weight * t).clamp(e.guarantee, e.demand);
+            // The cache of the smallest path level is current for every flow.
+            let rate = (e.weight * e.min_level).clamp(e.guarantee, e.demand);
             // A new flow has rate 0 until now, so it is always reported.
             if rate != e.rate {
                 self.flows[f as usize].rate = rate;
@@ -354,15 +491,27 @@ impl IncrementalAllocator {
         let items = &mut self.scratch;
         items.clear();
         let mut limit_sum = 0.0;
-        for &f in &self.link_flows[l] {
+        let mut guarantees = false;
+        let flows = &self.link_flows[l];
+        for (i, &f) in flows.iter().enumerate() {
+            if let Some(&ahead) = flows.get(i + PREFETCH_AHEAD) {
+                prefetch(&self.flows[ahead as usize]);
+            }
             let e = &self.flows[f as usize];
             let t_else = e.min_level_except(l);
             let x = (e.weight * t_else).min(e.demand).max(e.guarantee);
             limit_sum += x;
+            guarantees |= e.guarantee > 0.0;
             items.push((e.weight, e.guarantee, x));
         }
+        self.slack[l] = cap - limit_sum;
         if limit_sum <= cap {
             return f64::INFINITY;
+        }
+        if !guarantees {
+            if let Some(t) = level_without_guarantees(cap, items) {
+                return t;
+            }
         }
         local_fair_level(cap, items)
     }
@@ -395,6 +544,7 @@ impl IncrementalAllocator {
             e.refresh_mins(&self.level);
         }
         while self.worklist.pop().is_some() {}
+        self.slack.fill(f64::NEG_INFINITY);
         for s in slots {
             if !self.touched[s as usize] {
                 self.touched[s as usize] = true;
@@ -402,6 +552,45 @@ impl IncrementalAllocator {
             }
         }
     }
+}
+
+/// Rounds of [`level_without_guarantees`] before it leaves the work to the sort.
+const CAP_ROUNDS: usize = 8;
+
+/// Solves `Σ min(w·t, x) = cap` for `t` over items `(w, 0, x)` with `Σ x > cap` without sorting:
+/// start with every item uncapped (`t = cap / Σ w`); items whose limit is below `w·t` contribute
+/// their limit instead, which raises `t`; repeat until no item joins. Each round is one pass and
+/// on a link of a few flows one or two rounds settle it (the sort of [`local_fair_level`] was 5%
+/// of a web-search run). `None` after [`CAP_ROUNDS`] rounds.
+fn level_without_guarantees(cap: f64, items: &mut [(f64, f64, f64)]) -> Option<f64> {
+    // items[..capped] are capped at their limit; the rest follow w·t.
+    let mut capped = 0;
+    let (mut fixed, mut slope): (f64, f64) = (0.0, items.iter().map(|i| i.0).sum());
+    for _ in 0..CAP_ROUNDS {
+        if slope <= 0.0 {
+            return None;
+        }
+        let t = (cap - fixed) / slope;
+        let before = capped;
+        for i in before..items.len() {
+            let (w, _, x) = items[i];
+            if x < w * t {
+                // Capped: contributes its limit from now on.
+                items.swap(i, capped);
+                capped += 1;
+                fixed += x;
+            }
+        }
+        if capped == before {
+            return Some(t);
+        }
+        if capped == items.len() {
+            return None;
+        }
+        // Recompute the remaining slope exactly rather than by subtraction.
+        slope = items[capped..].iter().map(|i| i.0).sum();
+    }
+    None
 }
 
 /// Solves `Σ clamp(w·t, g, x) = cap` for `t` over items `(w, g, x)` with `Σ x > cap`.
@@ -485,6 +674,39 @@ mod tests {
             (1.0, 0.0, f64::INFINITY),
         ];
         assert!((local_fair_level(10.0, &mut items) - 2.0).abs() < 1e-12);
+    }
+
+    /// Without guarantees the sort-free level equals the sorted one: random links of 1–40 flows
+    /// with random weights and limits (some unlimited) whose limits exceed the capacity.
+    #[test]
+    fn level_without_guarantees_matches_the_sorted_level() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut solved = 0;
+        for _ in 0..2000 {
+            let n = rng.gen_range(1..=40);
+            let mut items: Vec<(f64, f64, f64)> = (0..n)
+                .map(|_| {
+                    let w = rng.gen_range(0.1..10.0);
+                    let x = if rng.gen_bool(0.2) {
+                        f64::INFINITY
+                    } else {
+                        rng.gen_range(0.0..50.0)
+                    };
+                    (w, 0.0, x)
+                })
+                .collect();
+            let sum: f64 = items.iter().map(|i| i.2).sum();
+            let cap = rng.gen_range(1.0..100.0_f64).min(sum * 0.99);
+            let want = local_fair_level(cap, &mut items.clone());
+            if let Some(got) = level_without_guarantees(cap, &mut items) {
+                solved += 1;
+                assert!(
+                    (got - want).abs() <= 1e-12 * want.abs().max(1e-300),
+                    "got {got} want {want}"
+                );
+            }
+        }
+        assert!(solved > 1900, "the rounds settled only {solved} of 2000");
     }
 
     /// Random arrivals, departures and weight changes on a random network: after every event the

@@ -21,7 +21,7 @@ pub mod waterfill;
 
 pub use check::{check, check_with_tolerance, CheckReport};
 pub use heap::IndexedMinHeap;
-pub use incremental::{IncrementalAllocator, IncrementalStats, Slot, LEVEL_TOL};
+pub use incremental::{IncrementalAllocator, IncrementalStats, Slot, LEVEL_TOL, SLACK_MARGIN};
 pub use kwaterfill::{k_waterfilling, KWaterfilling, Radius};
 pub use problem::{LinkFlows, Problem, ProblemInput, REL_TOL};
 pub use waterfill::{solve, Allocation};

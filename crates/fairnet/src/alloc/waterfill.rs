@@ -292,7 +292,7 @@ fn prefetch_flow(p: &Problem, state: &[FlowState], flows: &[u32], i: usize) {
 }
 
 #[inline(always)]
-fn prefetch<T>(r: &T) {
+pub(crate) fn prefetch<T>(r: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint; it never faults and does not change memory. The pointer
     // comes from a live reference.

@@ -383,7 +383,10 @@ pub fn run_with(
     let mut changed: Vec<Slot> = Vec::new();
     let mut queue: BinaryHeap<Reverse<(Time, Event)>> = BinaryHeap::new();
     // Completion time of every active flow (picoseconds as f64, exact below 2^53 ps ≈ 2.5 h);
-    // re-keyed in place when a rate changes, so no stale entries pile up.
+    // re-keyed in place when a rate changes, so no stale entries pile up. Keyed by allocator
+    // slot, not flow index: slots are reused, so the heap's priority array stays as small as the
+    // active set and its sifts stay in cache (keyed by flow, every sift step of a 1M-flow run
+    // read a priority scattered over 8 MB).
     let mut completions = IndexedMinHeap::new(flows.len());
     for (i, f) in flows.iter().enumerate() {
         if f.deps.is_empty() {
@@ -432,11 +435,12 @@ pub fn run_with(
         now = t;
         let mut sample = false;
         // Apply every event of this instant, then update the rates once.
-        while let Some((p, flow)) = completions.peek() {
+        while let Some((p, slot)) = completions.peek() {
             if p as u64 != t.0 {
                 break;
             }
-            completions.remove(flow);
+            completions.remove(slot);
+            let flow = slot_flow[slot] as usize;
             events += 1;
             let s = &mut st[flow];
             alloc.remove_flow(s.slot.take().expect("a scheduled flow is active"));
@@ -536,9 +540,9 @@ pub fn run_with(
             if s.rate > 0.0 {
                 let secs = s.remaining_bits.max(0.0) / s.rate;
                 let done = t.0 + (secs * Time::S as f64).ceil() as u64;
-                completions.set(flow, done as f64);
+                completions.set(slot as usize, done as f64);
             } else {
-                completions.remove(flow);
+                completions.remove(slot as usize);
             }
         }
         if sample {

@@ -246,6 +246,56 @@ fn random_traces_match_a_brute_force_simulation() {
     }
 }
 
+/// A full-bisection fat-tree (100 Gb/s everywhere) at moderate load leaves most fabric links
+/// unsaturated, the case the incremental allocator handles by tracking each link's slack instead
+/// of recomputing it; heavy-tailed sizes and random weights keep many flows active at once. Both
+/// allocators must give the same end times within 1 ns.
+#[test]
+fn unsaturated_fabric_incremental_equals_recompute() {
+    let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000));
+    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
+        k: 4,
+        host_link: link,
+        fabric_link: link,
+        oversubscription: 1,
+    })
+    .unwrap();
+    for seed in 0..4 {
+        let mut rng = ChaCha8Rng::seed_from_u64(100 + seed);
+        let hosts = topo.hosts().to_vec();
+        let mut t = 0.0;
+        let flows: Vec<FluidFlow> = (0..400)
+            .map(|_| {
+                let s = rng.gen_range(0..hosts.len());
+                let d = (s + rng.gen_range(1..hosts.len())) % hosts.len();
+                // Sizes 1 kB .. 10 MB, log-uniform; arrivals every 2 µs on average.
+                let size = 10f64.powf(rng.gen_range(3.0..7.0)) as u64;
+                t += rng.gen_range(0.0..4e-6);
+                let mut f = flow(hosts[s].0, hosts[d].0, size, Time::from_secs_f64(t));
+                f.spec.weight = rng.gen_range(0.1..10.0);
+                f
+            })
+            .collect();
+        let results: Vec<_> = [AllocatorKind::Incremental, AllocatorKind::Recompute]
+            .into_iter()
+            .map(|allocator| {
+                let cfg = FlowSimConfig {
+                    allocator,
+                    ..Default::default()
+                };
+                run(&topo, &flows, &[], &cfg).unwrap()
+            })
+            .collect();
+        for (i, (a, b)) in results[0].flows.iter().zip(&results[1].flows).enumerate() {
+            let (a, b) = (a.end.unwrap(), b.end.unwrap());
+            assert!(
+                a.0.abs_diff(b.0) <= 1_000,
+                "seed {seed} flow {i}: incremental {a} vs recompute {b}"
+            );
+        }
+    }
+}
+
 #[test]
 fn same_input_gives_identical_output() {
     let topo = bell(3);
