@@ -3,6 +3,8 @@
 //!
 //! - [`flow`]: the flow-level (fluid) engine.
 //! - [`packet`]: the packet-level discrete-event engine.
+//! - [`rounds`]: the control-message engine for distributed rate algorithms (s-PERC §8.1).
 
 pub mod flow;
 pub mod packet;
+pub mod rounds;
