@@ -52,18 +52,69 @@ pub struct FairLink {
     c: f64,
     /// Limit rate of every flow seen so far, by local index (NaN: not seen, "initially empty").
     e_of: Vec<f64>,
-    /// The same limit rates, sorted ascending (for the water-filling of lines 4–9).
+    /// The same limit rates, sorted ascending (the sort of line 4, kept up to date).
     sorted: Vec<f64>,
+    /// `prefix[k]` = sum of `sorted[..k]`.
+    prefix: Vec<f64>,
 }
 
 impl FairLink {
-    fn remove(&mut self, e: f64) {
-        let i = self.sorted.partition_point(|&v| v < e);
-        self.sorted.remove(i);
+    /// Replaces one occurrence of `old` (or nothing) by `new` (or nothing) in `sorted`, and
+    /// refreshes the prefix sums from the first position that moved.
+    fn replace(&mut self, old: Option<f64>, new: Option<f64>) {
+        if old == new {
+            return;
+        }
+        let mut from = usize::MAX;
+        if let Some(o) = old {
+            let i = self.sorted.partition_point(|&v| v < o);
+            self.sorted.remove(i);
+            from = i;
+        }
+        if let Some(n) = new {
+            let i = self.sorted.partition_point(|&v| v < n);
+            self.sorted.insert(i, n);
+            from = from.min(i);
+        }
+        self.prefix.truncate(from + 1);
+        let mut acc = self.prefix[from];
+        for &v in &self.sorted[from..] {
+            acc += v;
+            self.prefix.push(acc);
+        }
     }
-    fn insert(&mut self, e: f64) {
-        let i = self.sorted.partition_point(|&v| v < e);
-        self.sorted.insert(i, e);
+
+    /// Lines 4–10 with the updated flow at ∞ (line 3): the local max-min fair rate. `old` is the
+    /// flow's stored limit rate, if seen, which is left out of the walk.
+    fn local_max_min(&self, old: Option<f64>, div: &Divider) -> f64 {
+        // The other flows, in increasing order, are `sorted` without one occurrence of `old`.
+        let pos = old.map(|o| self.sorted.partition_point(|&v| v < o));
+        let m = self.sorted.len() - usize::from(pos.is_some());
+        let other = |j: usize| match pos {
+            Some(p) if j >= p => self.sorted[j + 1],
+            _ => self.sorted[j],
+        };
+        let sum = |j: usize| match (pos, old) {
+            (Some(p), Some(o)) if j > p => self.prefix[j + 1] - o,
+            _ => self.prefix[j],
+        };
+        // Lines 6–9 move the j-th smallest limit rate to E while (c − SumE)/NumB > e⁽ʲ⁾, with
+        // NumB = m + 1 − j; the condition holds for a prefix of j (water-filling), so the stop
+        // is found by binary search over the finite limit rates (∞ never moves).
+        let finite = self.sorted.partition_point(|&v| v < f64::INFINITY)
+            - usize::from(matches!((pos, old), (Some(_), Some(o)) if o < f64::INFINITY));
+        let moves = |j: usize| self.c - sum(j) > other(j) * (m + 1 - j) as f64;
+        let (mut lo, mut hi) = (0usize, finite.min(m));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if moves(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Line 10.
+        div.div(self.c - sum(lo), (m + 1 - lo) as f64)
     }
 }
 
@@ -77,6 +128,7 @@ impl LinkAlgorithm for Fair {
             c: capacity,
             e_of: vec![f64::NAN; n_flows],
             sorted: Vec::new(),
+            prefix: vec![0.0],
         }
     }
     fn initial_hop(&self) -> FairHop {
@@ -91,27 +143,10 @@ impl LinkAlgorithm for Fair {
 
     fn process(&self, link: &mut FairLink, u: Update, hops: &mut [FairHop]) {
         let me = u.local as usize;
-        // Line 3: e[f] ← ∞ — take the flow out of the sorted limit rates; it is counted below
-        // as the one flow that is never moved out of B.
-        let old = link.e_of[me];
-        if !old.is_nan() {
-            link.remove(old);
-        }
-        // Lines 4–9: walk the limit rates in increasing order (see the module docs on "ith
-        // largest"), moving a flow to E while the fair rate exceeds its limit rate (line 6,
-        // written (c − SumE) > e·NumB).
-        let mut sum_e = 0.0;
-        let mut num_b = link.sorted.len() as f64 + 1.0;
-        for &e in &link.sorted {
-            if link.c - sum_e > e * num_b {
-                sum_e += e;
-                num_b -= 1.0;
-            } else {
-                break;
-            }
-        }
-        // Line 10.
-        let b = self.div.div(link.c - sum_e, num_b);
+        let old = Some(link.e_of[me]).filter(|e| !e.is_nan());
+        // Lines 3–10 (walking the limit rates in increasing order: see the module docs on "ith
+        // largest"; line 6 evaluated as (c − SumE) > e·NumB).
+        let b = link.local_max_min(old, &self.div);
         // Lines 11–13.
         let e = limit_rate(hops, u.hop, |h| h.b);
         let x = b.min(e);
@@ -120,9 +155,10 @@ impl LinkAlgorithm for Fair {
         // Lines 15–16.
         if u.leaving {
             link.e_of[me] = f64::NAN;
+            link.replace(old, None);
         } else {
             link.e_of[me] = e;
-            link.insert(e);
+            link.replace(old, Some(e));
         }
     }
 }
