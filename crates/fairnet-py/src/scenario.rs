@@ -16,9 +16,8 @@ fn run_scenario<'py>(
     base_dir: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::from_json(scenario_json).map_err(value_error)?;
-    let (topo, flows) = s.build(Path::new(base_dir)).map_err(value_error)?;
     let out = py
-        .detach(|| scenario::run(&s, &topo, &flows))
+        .detach(|| scenario::run_built(&s, Path::new(base_dir)))
         .map_err(value_error)?;
     let d = PyDict::new(py);
     let col_i = |f: &dyn Fn(&scenario::RunRow) -> i64| out.rows.iter().map(f).collect::<Vec<i64>>();
@@ -43,6 +42,15 @@ fn run_scenario<'py>(
             .collect::<Vec<f64>>()
             .into_pyarray(py),
     )?;
+    // Rounds engine only: final and oracle rates (NaN for the other engines).
+    let col_f = |f: &dyn Fn(&scenario::RunRow) -> Option<f64>| {
+        out.rows
+            .iter()
+            .map(|r| f(r).unwrap_or(f64::NAN))
+            .collect::<Vec<f64>>()
+    };
+    d.set_item("rate_bps", col_f(&|r| r.rate).into_pyarray(py))?;
+    d.set_item("oracle_rate_bps", col_f(&|r| r.oracle_rate).into_pyarray(py))?;
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;
