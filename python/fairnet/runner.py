@@ -4,9 +4,10 @@ Output directory layout:
 
 - ``scenario.json`` — the resolved scenario (every default filled in, overrides applied),
 - ``flows.parquet`` — one row per flow: src, dst, size, weight, tag, start/end/fct/ideal (s),
-  slowdown,
+  slowdown; the rounds engine adds ``rate_bps`` and ``oracle_rate_bps``,
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, run time, events/s,
-  completeness,
+  completeness; the rounds engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the
+  6·N2 bound check) and ``warnings``,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline.
 """
@@ -111,7 +112,10 @@ def prepare(
 
 def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
     finished = cols["end_ps"] >= 0
-    slowdown = np.where(finished, cols["fct_s"] / cols["ideal_fct_s"], np.nan)
+    ideal = cols["ideal_fct_s"]
+    slowdown = np.divide(
+        cols["fct_s"], ideal, out=np.full(len(ideal), np.nan), where=finished & (ideal > 0)
+    )
     bins = []
     for lo, hi, label in SIZE_BINS:
         sel = finished & (cols["size"] >= lo) & (cols["size"] < hi)
@@ -141,6 +145,40 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
             "by_size": bins,
         },
         "counters": dict(out["counters"]),
+        **_rounds_summary(cols, out),
+    }
+
+
+def _rounds_summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
+    """The rounds engine's convergence block, and the check made on every run: s-PERC must
+    converge within 6·N2 rounds (s-PERC Theorem 4), Fair within 4·N1 (Theorem 3)."""
+    if out["engine"] != "rounds":
+        return {}
+    c = out["counters"]
+    conv = c["convergence_rounds"]
+    rate, oracle = cols["rate_bps"], cols["oracle_rate_bps"]
+    rel = np.abs(rate - oracle) / np.where(oracle > 0, oracle, 1.0)
+    algorithm = out.get("algorithm", "")
+    warnings = []
+    if algorithm == "s_perc" and c["exceeds_6n2"]:
+        warnings.append(f"s-PERC did not converge within 6·N2 = {c['bound_6n2']:.0f} rounds")
+    if algorithm == "fair" and c["exceeds_4n1"]:
+        warnings.append(f"Fair did not converge within 4·N1 = {c['bound_4n1']:.0f} rounds")
+    if not c["converged"]:
+        warnings.append(f"not converged after {c['rounds_run']:.1f} rounds")
+    return {
+        "rounds": {
+            "algorithm": algorithm,
+            "converged": bool(c["converged"]),
+            "convergence_rounds": None if np.isnan(conv) else float(conv),
+            "n1": int(c["n1"]),
+            "n2": int(c["n2"]),
+            "ninf": int(c["ninf"]),
+            "within_6n2": not bool(c["exceeds_6n2"]),
+            "within_4n1": not bool(c["exceeds_4n1"]),
+            "max_rel_error": float(rel.max()) if len(rel) else 0.0,
+        },
+        "warnings": warnings,
     }
 
 
@@ -252,11 +290,33 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
     resolved = json.loads(out.pop("resolved"))
     cols = {
         k: out.pop(k)
-        for k in ("src", "dst", "size", "weight", "tag", "start_ps", "end_ps", "ideal_fct_ps")
+        for k in (
+            "src",
+            "dst",
+            "size",
+            "weight",
+            "tag",
+            "start_ps",
+            "end_ps",
+            "ideal_fct_ps",
+            "rate_bps",
+            "oracle_rate_bps",
+        )
     }
+    if out["engine"] == "rounds":
+        out["algorithm"] = resolved.get("engine", {}).get("algorithm", "")
     finished = cols["end_ps"] >= 0
     cols["fct_s"] = np.where(finished, (cols["end_ps"] - cols["start_ps"]) / 1e12, np.nan)
     cols["ideal_fct_s"] = cols["ideal_fct_ps"] / 1e12
+    ideal = cols["ideal_fct_s"]
+    slowdown = np.divide(
+        cols["fct_s"], ideal, out=np.full(len(ideal), np.nan), where=finished & (ideal > 0)
+    )
+    rounds_cols = (
+        {"rate_bps": cols["rate_bps"], "oracle_rate_bps": cols["oracle_rate_bps"]}
+        if out["engine"] == "rounds"
+        else {}
+    )
     table = pa.table(
         {
             "flow": np.arange(len(finished)),
@@ -269,7 +329,8 @@ def run_document(doc: Mapping[str, Any], base_dir: Path) -> Results:
             "end_s": np.where(finished, cols["end_ps"] / 1e12, np.nan),
             "fct_s": cols["fct_s"],
             "ideal_fct_s": cols["ideal_fct_s"],
-            "slowdown": cols["fct_s"] / cols["ideal_fct_s"],
+            "slowdown": slowdown,
+            **rounds_cols,
         }
     )
     return Results(flows_arrow=table, summary=_summary(cols, out), scenario=resolved)

@@ -1,7 +1,7 @@
 //! The four link algorithms as [`LinkAlgorithm`]s: *Fair* (Algorithm 2), n-PERC (Algorithm 3),
 //! s-PERC (Algorithms 4–5) and s-PERC* (Algorithms 6–7). Comments cite the algorithm lines.
 
-use super::division::Divider;
+use super::division::{Divider, TIE};
 use crate::engine::rounds::{LinkAlgorithm, Update};
 
 /// Bottleneck state `s` of a flow at a link (Table 1).
@@ -341,8 +341,8 @@ impl LinkAlgorithm for SPerc {
         h.b = b;
         h.x = x;
         // Line 16.
-        h.i = b < link.max_e;
-        // Lines 17–22.
+        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
+                                            // Lines 17–22.
         if u.leaving {
             link.num_b -= 1.0;
         } else if self.div.less_than_quotient(e, num, den) {
@@ -438,8 +438,8 @@ impl LinkAlgorithm for SPercStar {
         h.b = b;
         h.x = x;
         // Line 23.
-        h.i = b < link.max_e;
-        // Lines 24–30.
+        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
+                                            // Lines 24–30.
         if u.leaving {
             link.num_b -= 1.0;
             st.num_b2 -= 1.0;
