@@ -50,7 +50,10 @@ fn run_scenario<'py>(
             .collect::<Vec<f64>>()
     };
     d.set_item("rate_bps", col_f(&|r| r.rate).into_pyarray(py))?;
-    d.set_item("oracle_rate_bps", col_f(&|r| r.oracle_rate).into_pyarray(py))?;
+    d.set_item(
+        "oracle_rate_bps",
+        col_f(&|r| r.oracle_rate).into_pyarray(py),
+    )?;
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;

@@ -386,9 +386,24 @@ pub fn simulate<A: LinkAlgorithm>(
     let max_len = (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
     let round = match cfg.delay {
         DelayModel::FixedRtt { rtt } => rtt.0,
-        DelayModel::Uniform { max, .. } => max.0 * (max_len as u64 + 1),
+        DelayModel::Uniform { max, .. } => {
+            max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
+                Error::invalid(
+                    "engine.delay.max",
+                    "the round (max × (path length + 1)) overflows",
+                )
+            })?
+        }
     };
-    let horizon = round * u64::from(cfg.max_rounds);
+    let horizon = round
+        .checked_mul(u64::from(cfg.max_rounds) + 1)
+        .ok_or_else(|| {
+            Error::invalid(
+                "engine.max_rounds",
+                "max_rounds × the round length overflows the simulated time (u64 picoseconds)",
+            )
+        })?
+        - round;
     let drop_end = (cfg.drop_rounds * round as f64) as u64;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
 

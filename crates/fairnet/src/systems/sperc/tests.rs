@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::alloc::ProblemInput;
-use crate::engine::rounds::{random_matrix, replay, LinkAlgorithm, RandomMatrix};
+use crate::engine::rounds::{random_matrix, replay, RandomMatrix};
 
 const INF: f64 = f64::INFINITY;
 
@@ -401,10 +401,4 @@ fn flows_leaving_with_fin_reconverge() {
         assert!(o.reference_round >= 10.0);
         assert!((0..200).step_by(2).all(|f| o.rates[f] == 0.0));
     }
-}
-
-#[test]
-fn algorithms_have_the_documented_timeouts() {
-    assert!(!Fair::HAS_TIMEOUT && !NPerc::HAS_TIMEOUT);
-    assert!(SPerc::HAS_TIMEOUT && SPercStar::HAS_TIMEOUT);
 }
