@@ -16,7 +16,7 @@
 //! plus approximate division by lookup table ([`division`], §7.1 "Division in hardware",
 //! §8.1.2 table sizes 20/80/320 KB), a serde configuration ([`RoundsSpec`], the scenario's
 //! `[engine]` with `kind = "rounds"`) and [`run_rounds`] which picks the algorithm. The random
-//! routing matrices of Fig. 6 are [`crate::engine::rounds::random_matrix`]. SL [46], the fourth
+//! routing matrices of Fig. 6 are [`crate::engine::rounds::random_matrix`]. SL \[46\], the fourth
 //! algorithm of Fig. 6, is not implemented.
 //!
 //! The paper's words for the shared template (§3): "Step 1: the link assumes the flow is going to
@@ -33,7 +33,7 @@
 //!    would stop at once (the flow itself is at ∞) and give `c/n` even when a flow is limited far
 //!    below it. §4.1 and Eq. (2) (`E_b = {f | e_f < b}`) describe the ascending walk, so we sort
 //!    ascending ("ith smallest"). The condition of line 6 is evaluated as `(c − SumE) > e·NumB`.
-//! 2. **Algorithm 6 line 13, "if t[l] = T then NumB' ← NumB' + 1".** Taken literally, a flow in E
+//! 2. **Algorithm 6 line 13, "if t\[l\] = T then NumB' ← NumB' + 1".** Taken literally, a flow in E
 //!    first seen in a round never enters `NumB'` yet leaves it at line 29 if it stays in E, so
 //!    `NumB'` (and `NumB` after the sync of Algorithm 7) would be one short per such flow and
 //!    s-PERC* could not converge. The shadow counters must count the flows seen in this round,
@@ -59,7 +59,11 @@
 //!    `(c − SumE) < e·NumB` and only the propagated `b` goes through the table; in our
 //!    simulations that split does not settle (up to 40% error at 320 KB), so links classify with
 //!    the table's quotient too (≈1% error at 320 KB, matching §8.1.2's "within 10%").
-//! 8. **Not modeled** (they matter for data, not control packets): headroom, control-packet rate
+//! 8. **Exact comparisons in floating point.** `e < b` (Algorithm 3 line 13, 4 line 18) and
+//!    `b < MaxE` (Algorithm 4 line 16) compare rates that are often equal in exact arithmetic;
+//!    one ulp of difference made s-PERC cycle forever on 4 of 200 dense Fig. 6b matrices. Both
+//!    use a relative tie tolerance of [`division::TIE`] (1e-12).
+//! 9. **Not modeled** (they matter for data, not control packets): headroom, control-packet rate
 //!    limits, the virtual link `l₀` for short flows (§7.1).
 
 pub mod algorithms;
