@@ -128,3 +128,29 @@ def test_ctrl_c_writes_the_finished_flows_marked_partial(tmp_path: Path) -> None
     assert 0 < summary["finished"] < summary["flows"] == 60000
     table = pq.read_table(out / "flows.parquet")
     assert table.num_rows == 60000
+
+
+def test_rounds_scenario_reports_rates_and_the_6n2_check(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = run("run", str(REPO / "scenarios" / "sperc-fig6-smoke.toml"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    table = pq.read_table(out / "flows.parquet")
+    assert table.num_rows == 1000
+    rate = table.column("rate_bps").to_pylist()
+    oracle = table.column("oracle_rate_bps").to_pylist()
+    assert all(abs(a - b) <= 1e-6 * b for a, b in zip(rate, oracle, strict=True))
+    summary = json.loads((out / "summary.json").read_text())
+    rounds = summary["rounds"]
+    assert rounds["algorithm"] == "s_perc" and rounds["converged"] and rounds["within_6n2"]
+    assert rounds["n1"] <= rounds["n2"] <= rounds["ninf"]
+    assert 0 < rounds["convergence_rounds"] <= 6 * rounds["n2"]
+    assert summary["warnings"] == []
+
+
+def test_rounds_bad_option_names_the_field(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    smoke = str(REPO / "scenarios" / "sperc-fig6-smoke.toml")
+    r = run("run", smoke, "-o", str(out), "--set", "engine.drop_probability=1.5")
+    assert r.returncode != 0
+    assert "engine.drop_probability" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -5,9 +5,12 @@ Output directory layout:
 - ``scenario.json`` — the resolved scenario (every default filled in, overrides applied),
 - ``flows.parquet`` — one row per flow: src, dst, size, weight, tag, start/end/fct/ideal (s),
   slowdown, and the FCT under the ideal weighted max-min allocation (``maxmin_fct_s``: the
-  flow-level engine on the same flows and paths),
+  flow-level engine on the same flows and paths); the rounds engine adds ``rate_bps`` and
+  ``oracle_rate_bps``,
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
-  throughput against the max-min reference, run time, events/s, completeness,
+  throughput against the max-min reference, run time, events/s, completeness; the rounds
+  engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
+  ``warnings``,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``): every active
   flow's rate at each sample time (``time_s``, ``flow``, ``rate_bps``),
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
@@ -134,7 +137,7 @@ def slowdown_by_size(size: np.ndarray, slowdown: np.ndarray) -> list[dict[str, A
 
 def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
     finished = cols["end_ps"] >= 0
-    slowdown = np.where(finished, cols["fct_s"] / cols["ideal_fct_s"], np.nan)
+    slowdown = cols["slowdown"]
     bins = slowdown_by_size(cols["size"], slowdown)
     wall = out["wall_seconds"]
     return {
@@ -154,6 +157,40 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
         },
         "fairness": _fairness(cols),
         "counters": dict(out["counters"]),
+        **_rounds_summary(cols, out),
+    }
+
+
+def _rounds_summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
+    """The rounds engine's convergence block, and the check made on every run: s-PERC must
+    converge within 6·N2 rounds (s-PERC Theorem 4), Fair within 4·N1 (Theorem 3)."""
+    if out["engine"] != "rounds":
+        return {}
+    c = out["counters"]
+    conv = c["convergence_rounds"]
+    rate, oracle = cols["rate_bps"], cols["oracle_rate_bps"]
+    rel = np.abs(rate - oracle) / np.where(oracle > 0, oracle, 1.0)
+    algorithm = out.get("algorithm", "")
+    warnings = []
+    if algorithm == "s_perc" and c["exceeds_6n2"]:
+        warnings.append(f"s-PERC did not converge within 6·N2 = {c['bound_6n2']:.0f} rounds")
+    if algorithm == "fair" and c["exceeds_4n1"]:
+        warnings.append(f"Fair did not converge within 4·N1 = {c['bound_4n1']:.0f} rounds")
+    if not c["converged"]:
+        warnings.append(f"not converged after {c['rounds_run']:.1f} rounds")
+    return {
+        "rounds": {
+            "algorithm": algorithm,
+            "converged": bool(c["converged"]),
+            "convergence_rounds": None if np.isnan(conv) else float(conv),
+            "n1": int(c["n1"]),
+            "n2": int(c["n2"]),
+            "ninf": int(c["ninf"]),
+            "within_6n2": not bool(c["exceeds_6n2"]),
+            "within_4n1": not bool(c["exceeds_4n1"]),
+            "max_rel_error": float(rel.max()) if len(rel) else 0.0,
+        },
+        "warnings": warnings,
     }
 
 
@@ -342,13 +379,27 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
             "end_ps",
             "ideal_fct_ps",
             "maxmin_end_ps",
+            "rate_bps",
+            "oracle_rate_bps",
         )
     }
+    if out["engine"] == "rounds":
+        out["algorithm"] = resolved.get("engine", {}).get("algorithm", "")
     finished = cols["end_ps"] >= 0
     cols["fct_s"] = np.where(finished, (cols["end_ps"] - cols["start_ps"]) / 1e12, np.nan)
     cols["ideal_fct_s"] = cols["ideal_fct_ps"] / 1e12
     cols["maxmin_fct_s"] = np.where(
         cols["maxmin_end_ps"] >= 0, (cols["maxmin_end_ps"] - cols["start_ps"]) / 1e12, np.nan
+    )
+    ideal = cols["ideal_fct_s"]
+    # Rounds runs have no sizes or times: their slowdown is NaN, not a division by zero.
+    cols["slowdown"] = np.divide(
+        cols["fct_s"], ideal, out=np.full(len(ideal), np.nan), where=finished & (ideal > 0)
+    )
+    rounds_cols = (
+        {"rate_bps": cols["rate_bps"], "oracle_rate_bps": cols["oracle_rate_bps"]}
+        if out["engine"] == "rounds"
+        else {}
     )
     table = pa.table(
         {
@@ -362,8 +413,9 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
             "end_s": np.where(finished, cols["end_ps"] / 1e12, np.nan),
             "fct_s": cols["fct_s"],
             "ideal_fct_s": cols["ideal_fct_s"],
-            "slowdown": cols["fct_s"] / cols["ideal_fct_s"],
+            "slowdown": cols["slowdown"],
             "maxmin_fct_s": cols["maxmin_fct_s"],
+            **rounds_cols,
         }
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}

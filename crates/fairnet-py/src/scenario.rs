@@ -51,10 +51,9 @@ fn run_scenario<'py>(
     progress: Option<&RunProgress>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = scenario::from_json(scenario_json).map_err(value_error)?;
-    let (topo, flows) = s.build(Path::new(base_dir)).map_err(value_error)?;
     let progress = progress.map_or_else(Arc::default, |p| p.0.clone());
     let out = py
-        .detach(|| scenario::run_with_progress(&s, &topo, &flows, &progress))
+        .detach(|| scenario::run_built(&s, Path::new(base_dir), &progress))
         .map_err(value_error)?;
     let d = PyDict::new(py);
     let col_i = |f: &dyn Fn(&scenario::RunRow) -> i64| out.rows.iter().map(f).collect::<Vec<i64>>();
@@ -113,6 +112,18 @@ fn run_scenario<'py>(
             .into_pyarray(py),
     )?;
     d.set_item("rates", rates)?;
+    // Rounds engine only: final and oracle rates (NaN for the other engines).
+    let col_f = |f: &dyn Fn(&scenario::RunRow) -> Option<f64>| {
+        out.rows
+            .iter()
+            .map(|r| f(r).unwrap_or(f64::NAN))
+            .collect::<Vec<f64>>()
+    };
+    d.set_item("rate_bps", col_f(&|r| r.rate).into_pyarray(py))?;
+    d.set_item(
+        "oracle_rate_bps",
+        col_f(&|r| r.oracle_rate).into_pyarray(py),
+    )?;
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;

@@ -3,10 +3,12 @@
 //!
 //! - [`flow`]: the flow-level (fluid) engine.
 //! - [`packet`]: the packet-level discrete-event engine.
+//! - [`rounds`]: the control-message engine for distributed rate algorithms (s-PERC §8.1).
 //! - [`progress`]: progress reporting and cancellation shared by the engines.
 
 pub mod flow;
 pub mod packet;
 pub mod progress;
+pub mod rounds;
 
 pub use progress::{Progress, ProgressSnapshot};

@@ -21,6 +21,19 @@
 //! kind = "flow"
 //! ```
 //!
+//! The rounds engine (s-PERC §8.1) runs either on a topology and workload (every flow starts at
+//! once and stays) or on an abstract random routing matrix given instead of both:
+//!
+//! ```toml
+//! [matrix]              # s-PERC Fig. 6: M links, N flows, each on P random distinct links
+//! links = 100
+//! flows = 1000
+//! links_per_flow = 5
+//! [engine]
+//! kind = "rounds"
+//! algorithm = "s_perc"
+//! ```
+//!
 //! Unknown keys are errors; every error names the field path and what was expected
 //! (`workload.load: expected a fraction in (0, 1] such as 0.4 or "40%", got 1.4`). Units are
 //! parsed from strings (`"100Gbps"`, `"1us"`, `"32MB"`, `"40%"`). The Python runner (`fairnet
@@ -28,11 +41,13 @@
 
 mod run;
 
-pub use run::{maxmin_reference, run, run_with_progress, RunOutput, RunRow};
+pub use run::{maxmin_reference, run, run_built, run_matrix, run_with_progress, RunOutput, RunRow};
 
 use crate::engine::flow::FlowSimConfig;
 use crate::engine::packet::PacketConfig;
+use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
+use crate::systems::sperc::RoundsSpec;
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};
 use crate::workload::{
@@ -175,6 +190,8 @@ pub enum EngineSpec {
     Flow(FlowSimConfig),
     /// The packet-level engine ([`PacketConfig`] fields).
     Packet(PacketConfig),
+    /// The control-message engine with an s-PERC-family algorithm ([`RoundsSpec`] fields).
+    Rounds(RoundsSpec),
 }
 
 /// A whole scenario.
@@ -187,10 +204,16 @@ pub struct Scenario {
     /// Seed of every random choice (workload, weights, ECMP). Default 1.
     #[serde(default = "one")]
     pub seed: u64,
-    /// The network.
-    pub topology: TopologySpec,
-    /// The flows.
-    pub workload: WorkloadSpec,
+    /// The network (required unless `matrix` is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologySpec>,
+    /// The flows (required unless `matrix` is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<WorkloadSpec>,
+    /// An abstract random routing matrix instead of a topology and workload (rounds engine
+    /// only; s-PERC Fig. 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<RandomMatrix>,
     /// The weight policy. Default: all weights 1.
     #[serde(default)]
     pub weights: WeightSpec,
@@ -230,7 +253,10 @@ pub fn from_toml(text: &str) -> Result<Scenario> {
 /// by elimination: the key of the section whose removal changes the error is the one at fault.
 pub fn from_value(value: serde_json::Value) -> Result<Scenario> {
     let first = match serde_path_to_error::deserialize::<_, Scenario>(&value) {
-        Ok(s) => return Ok(s),
+        Ok(s) => {
+            s.check_sections()?;
+            return Ok(s);
+        }
         Err(e) => e,
     };
     let path = first.path().to_string();
@@ -257,14 +283,50 @@ pub fn from_value(value: serde_json::Value) -> Result<Scenario> {
 }
 
 impl Scenario {
+    /// Checks which sections go together: `[matrix]` replaces `[topology]` and `[workload]` and
+    /// needs the rounds engine; the rounds engine's options are valid.
+    pub fn check_sections(&self) -> Result<()> {
+        let rounds = matches!(self.engine, EngineSpec::Rounds(_));
+        match (&self.matrix, &self.topology, &self.workload) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(Error::invalid(
+                    "matrix",
+                    "give either [matrix] or [topology] and [workload], not both",
+                ))
+            }
+            (Some(m), None, None) => {
+                if !rounds {
+                    return Err(Error::invalid(
+                        "matrix",
+                        "an abstract routing matrix runs only on engine.kind = \"rounds\"",
+                    ));
+                }
+                m.validate()?;
+            }
+            (None, None, _) => return Err(Error::invalid("topology", "missing field `topology`")),
+            (None, _, None) => return Err(Error::invalid("workload", "missing field `workload`")),
+            (None, Some(_), Some(_)) => {}
+        }
+        if let EngineSpec::Rounds(r) = &self.engine {
+            // The number of flows is known only once built: departures are checked then.
+            r.validate(usize::MAX)?;
+        }
+        Ok(())
+    }
+
     /// Builds the topology and the flow list; relative paths are taken from `base_dir`.
     pub fn build(&self, base_dir: &Path) -> Result<(Topology, Vec<FlowSpec>)> {
-        let topo = self
-            .topology
+        let (Some(topology), Some(workload)) = (&self.topology, &self.workload) else {
+            return Err(Error::invalid(
+                "topology",
+                "this scenario has an abstract [matrix], not a topology and workload to build",
+            ));
+        };
+        let topo = topology
             .build_relative_to(base_dir)
             .map_err(|e| prefix("topology", e))?;
         let hosts = topo.hosts().to_vec();
-        let mut flows = match &self.workload {
+        let mut flows = match workload {
             WorkloadSpec::Poisson { cdf, load, flows } => {
                 let cdf = SizeCdf::from_file(&base_dir.join(cdf))
                     .map_err(|e| prefix("workload.cdf", e))?;

@@ -1,16 +1,21 @@
 //! Running a built scenario on its engine, with one flow table for every engine.
 
 use super::{EngineSpec, Scenario};
+use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample};
 use crate::engine::packet::PacketSim;
+use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{LinkId, NodeId};
 use crate::metrics::{ideal_fct, wire_bytes};
+use crate::systems::sperc::run_rounds;
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::routed_problem;
 use crate::workload::FlowSpec;
+use std::path::Path;
 use std::time::Instant;
 
 /// The packet engine's horizon when the scenario sets no `stop_at`.
@@ -35,6 +40,10 @@ pub struct RunRow {
     pub end: Option<Time>,
     /// Ideal FCT alone on the empty network ([`crate::metrics::ideal_fct`]).
     pub ideal_fct: Time,
+    /// Rounds engine: the flow's final sending rate, bits/s.
+    pub rate: Option<f64>,
+    /// Rounds engine: the oracle's max-min rate, bits/s.
+    pub oracle_rate: Option<f64>,
 }
 
 /// What a run produced.
@@ -42,7 +51,7 @@ pub struct RunRow {
 pub struct RunOutput {
     /// One row per flow, in workload order.
     pub rows: Vec<RunRow>,
-    /// `"flow"` or `"packet"`.
+    /// `"flow"`, `"packet"` or `"rounds"`.
     pub engine: &'static str,
     /// Events processed.
     pub events: u64,
@@ -52,7 +61,9 @@ pub struct RunOutput {
     pub complete: bool,
     /// Wall-clock seconds of the simulation itself.
     pub wall_seconds: f64,
-    /// Engine-specific counters (packet-hops, drops, marks, retransmitted bytes).
+    /// Engine-specific counters (packet-hops, drops, marks, retransmitted bytes; for the rounds
+    /// engine the convergence summary: `convergence_rounds`, `n1`, `n2`, `ninf`,
+    /// `exceeds_6n2`, …).
     pub counters: Vec<(&'static str, f64)>,
     /// Each flow's end under the ideal weighted max-min allocation: the flow-level engine on
     /// the same flows, paths and per-packet headers ([`maxmin_reference`]). For a flow-level
@@ -87,8 +98,30 @@ pub fn run_with_progress(
         start,
         end,
         ideal_fct: ideal,
+        rate: None,
+        oracle_rate: None,
     };
     match &s.engine {
+        EngineSpec::Rounds(spec) => {
+            // Every flow starts at once and stays (s-PERC §8.1); sizes and start times are not
+            // used. Paths: the ECMP hash of the scenario's seed.
+            let routing = Routing::new(topo);
+            let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+            let weights = flows.iter().map(|f| f.weight).collect();
+            let input = routed_problem(topo, &routing, &pairs, s.seed, weights)?;
+            let p = Problem::new(input).map_err(in_engine)?;
+            let o = run_rounds(&p, spec, s.seed).map_err(in_engine)?;
+            let rows = flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| RunRow {
+                    rate: Some(o.rates[i]),
+                    oracle_rate: Some(o.oracle[i]),
+                    ..row(f, None, f.start, Time::ZERO)
+                })
+                .collect();
+            Ok(rounds_output(rows, &o, t0))
+        }
         EngineSpec::Flow(cfg) => {
             let mut cfg = cfg.clone();
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
@@ -193,6 +226,79 @@ pub fn maxmin_reference(
     }
     let r = flow::run(topo, &fluid, &[], cfg).map_err(in_engine)?;
     Ok(r.flows.iter().map(|f| f.end).collect())
+}
+
+/// Runs a scenario whose network is an abstract `[matrix]` (rounds engine only). Rows have no
+/// endpoints, sizes or times: `src = dst = 0`, `size = 0`.
+pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
+    let t0 = Instant::now();
+    let (Some(m), EngineSpec::Rounds(spec)) = (&s.matrix, &s.engine) else {
+        return Err(Error::invalid(
+            "matrix",
+            "an abstract routing matrix runs only on engine.kind = \"rounds\"",
+        ));
+    };
+    let p = random_matrix(m, s.seed)?;
+    let o = run_rounds(&p, spec, s.seed)?;
+    let rows = (0..p.num_flows())
+        .map(|i| RunRow {
+            src: NodeId(0),
+            dst: NodeId(0),
+            size: 0,
+            weight: 1.0,
+            tag: 0,
+            start: Time::ZERO,
+            end: None,
+            ideal_fct: Time::ZERO,
+            rate: Some(o.rates[i]),
+            oracle_rate: Some(o.oracle[i]),
+        })
+        .collect();
+    Ok(rounds_output(rows, &o, t0))
+}
+
+/// Builds and runs any scenario: a `[matrix]` one, or topology + workload on its engine,
+/// reporting to `progress` (see [`run_with_progress`]).
+pub fn run_built(s: &Scenario, base_dir: &Path, progress: &Progress) -> Result<RunOutput> {
+    if s.matrix.is_some() {
+        return run_matrix(s);
+    }
+    let (topo, flows) = s.build(base_dir)?;
+    run_with_progress(s, &topo, &flows, progress)
+}
+
+fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput {
+    let flag = |b: bool| if b { 1.0 } else { 0.0 };
+    RunOutput {
+        rows,
+        engine: "rounds",
+        events: o.updates,
+        end_time: Time((o.rounds_run * o.round.0 as f64) as u64),
+        complete: o.converged,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+        counters: vec![
+            ("converged", flag(o.converged)),
+            (
+                "convergence_rounds",
+                o.convergence_rounds.unwrap_or(f64::NAN),
+            ),
+            ("reference_round", o.reference_round),
+            ("rounds_run", o.rounds_run),
+            ("round_seconds", o.round.as_secs_f64()),
+            ("n1", f64::from(o.n1)),
+            ("n2", f64::from(o.n2)),
+            ("ninf", f64::from(o.ninf)),
+            ("bound_6n2", f64::from(6 * o.n2)),
+            ("exceeds_6n2", flag(o.exceeds_6n2)),
+            ("bound_4n1", f64::from(4 * o.n1)),
+            ("exceeds_4n1", flag(o.exceeds_4n1)),
+            ("max_rel_error", o.max_rel_error),
+            ("updates", o.updates as f64),
+            ("drops", o.drops as f64),
+        ],
+        maxmin_end: vec![None; o.rates.len()],
+        rates: Vec::new(),
+    }
 }
 
 fn in_engine(e: Error) -> Error {

@@ -304,3 +304,125 @@ kind = "packet"
     assert!(out.complete);
     assert!(progress.snapshot().events <= out.events);
 }
+
+const ROUNDS_MATRIX: &str = r#"
+name = "fig6 smoke"
+seed = 4
+[matrix]
+links = 100
+flows = 200
+links_per_flow = 5
+[engine]
+kind = "rounds"
+algorithm = "s_perc"
+"#;
+
+fn counter(out: &RunOutput, name: &str) -> f64 {
+    out.counters.iter().find(|(k, _)| *k == name).unwrap().1
+}
+
+#[test]
+fn rounds_engine_on_a_random_matrix() {
+    let s = from_toml(ROUNDS_MATRIX).unwrap();
+    let out = run_built(&s, Path::new("."), &crate::engine::Progress::default()).unwrap();
+    assert_eq!(out.engine, "rounds");
+    assert_eq!(out.rows.len(), 200);
+    assert!(out.complete);
+    for r in &out.rows {
+        let (rate, oracle) = (r.rate.unwrap(), r.oracle_rate.unwrap());
+        assert!((rate - oracle).abs() <= 1e-6 * oracle);
+    }
+    assert_eq!(counter(&out, "converged"), 1.0);
+    assert_eq!(counter(&out, "exceeds_6n2"), 0.0);
+    assert!(counter(&out, "convergence_rounds") <= counter(&out, "bound_6n2"));
+    assert!(
+        counter(&out, "n1") <= counter(&out, "n2") && counter(&out, "n2") <= counter(&out, "ninf")
+    );
+    // Same scenario, same output (wall time aside).
+    let again = run_built(&s, Path::new("."), &crate::engine::Progress::default()).unwrap();
+    assert_eq!(again.rows, out.rows);
+}
+
+#[test]
+fn rounds_engine_on_a_topology_and_workload() {
+    let text = FLOW_SCENARIO
+        .replace("kind = \"flow\"", "kind = \"rounds\"\nalgorithm = \"fair\"")
+        .replace("[weights]\nkind = \"uniform\"\nlo = 1\nhi = 4\n", "")
+        .replace("flows = 300", "flows = 60");
+    let s = from_toml(&text).unwrap();
+    let (topo, flows) = s.build(&cdf_dir()).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    assert!(out.complete, "{:?}", out.counters);
+    assert!(out.rows.iter().all(|r| r.rate.unwrap() > 0.0));
+    // Weighted flows are refused: the PERC algorithms are unweighted.
+    let weighted =
+        from_toml(&FLOW_SCENARIO.replace("kind = \"flow\"", "kind = \"rounds\"")).unwrap();
+    let (topo, flows) = weighted.build(&cdf_dir()).unwrap();
+    let e = run(&weighted, &topo, &flows).unwrap_err().to_string();
+    assert!(e.contains(".weight"), "{e}");
+}
+
+#[test]
+fn rounds_errors_name_the_field() {
+    let cases = [
+        (
+            ROUNDS_MATRIX.replace("algorithm = \"s_perc\"", "algorithm = \"x_perc\""),
+            "engine.algorithm",
+        ),
+        (
+            ROUNDS_MATRIX.replace("algorithm = \"s_perc\"", "drop_probability = 1.5"),
+            "engine.drop_probability",
+        ),
+        (
+            ROUNDS_MATRIX.replace("algorithm = \"s_perc\"", "division_table = \"8B\""),
+            "engine.division_table",
+        ),
+        (
+            ROUNDS_MATRIX.replace("algorithm = \"s_perc\"", "colour = 1"),
+            "engine.colour",
+        ),
+        (
+            ROUNDS_MATRIX.replace("links_per_flow = 5", "links_per_flow = 500"),
+            "matrix.links_per_flow",
+        ),
+        (
+            ROUNDS_MATRIX.replace("links = 100", "links = 100\nwidth = 3"),
+            "matrix.width",
+        ),
+        (
+            ROUNDS_MATRIX.replace(
+                "kind = \"rounds\"\nalgorithm = \"s_perc\"",
+                "kind = \"flow\"",
+            ),
+            "matrix",
+        ),
+        (
+            ROUNDS_MATRIX.replace(
+                "[matrix]\nlinks = 100\nflows = 200\nlinks_per_flow = 5\n",
+                "",
+            ),
+            "topology",
+        ),
+    ];
+    for (text, field) in cases {
+        let e = err(&text);
+        assert!(
+            e.starts_with(field),
+            "expected an error at {field}, got {e}"
+        );
+    }
+}
+
+#[test]
+fn sperc_fig6_smoke_scenario_runs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sperc-fig6-smoke.toml");
+    let s = from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let out = run_built(
+        &s,
+        path.parent().unwrap(),
+        &crate::engine::Progress::default(),
+    )
+    .unwrap();
+    assert!(out.complete);
+    assert_eq!(counter(&out, "exceeds_6n2"), 0.0);
+}

@@ -1,5 +1,9 @@
 //! The published allocation systems, one folder per paper: its host part, switch part,
 //! policies and the glue to the engines. Each module's doc cites the paper's sections and
 //! lists where we differ from it.
+//!
+//! - [`soze`]: Söze's sender on the packet engine and its §5.1 weight policies.
+//! - [`sperc`]: s-PERC, n-PERC, *Fair* and s-PERC* on the rounds engine.
 
 pub mod soze;
+pub mod sperc;

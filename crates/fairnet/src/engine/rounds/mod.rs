@@ -1,0 +1,712 @@
+//! The control-message ("rounds") engine: distributed rate algorithms driven by control packets
+//! over abstract links, with no data packets (s-PERC §2 model, §8.1 numerical simulations).
+//!
+//! # The model (s-PERC §2, assumptions 6–12)
+//!
+//! - Every flow has exactly one control packet in flight (assumption 6). The packet visits the
+//!   links of the flow's path in order (the *forward* pass, where links update it: §8.2.1 "control
+//!   packets are only updated in the forward direction"), then returns to the source.
+//! - Each link runs a [`LinkAlgorithm`]: per-link state plus the packet's per-link fields, and an
+//!   optional timeout action once per round (s-PERC Algorithm 5 / 7).
+//! - At the source the flow's rate becomes the minimum allocation `x` carried in the packet
+//!   (assumption 10) and the next control packet leaves at once.
+//! - Links see packets in arbitrary order (assumption 9): every hop of every traversal has a
+//!   random, seeded delay (§8.1.1: "all flows start at once and see a random delay d at each
+//!   link to evaluate arbitrary packet orderings").
+//!
+//! # Rounds, precisely
+//!
+//! A *round* is the maximum round-trip time of all control packets (assumption 11). The engine
+//! fixes it before the run from the delay model, as a hard bound, so that the links' per-round
+//! timeouts and the unit of convergence time are the same number:
+//!
+//! - [`DelayModel::FixedRtt`] (default): every traversal takes exactly `rtt`. Each flow's `P`
+//!   link visits sit at `rtt · (g_0 + … + g_k) / (g_0 + … + g_P)` after the send, for i.i.d.
+//!   uniform gaps `g` drawn once per flow, so the order in which a link sees its flows is random
+//!   (and the same every round). Every RTT equals the maximum, one round = one RTT (Fig. 6
+//!   caption: "1 round = 1 RTT"), and every link sees every flow exactly once per round.
+//! - [`DelayModel::Uniform`]: every hop (and the return) takes an i.i.d. delay uniform in
+//!   `[min, max]`, redrawn for every traversal, so the orders change every round. The round is
+//!   `(max path length + 1) · max`, the largest possible RTT; it also bounds the time between two
+//!   visits of a flow at a link (both are sums of `P + 1` hop delays), so "in one round a link is
+//!   guaranteed to see at least one control packet of every flow".
+//!
+//! Redrawing the link visit times inside a fixed RTT would break that guarantee (a flow seen
+//! early in one RTT and late in the next is absent from a whole round at that link), which
+//! s-PERC's `MaxE` reset (Lemma 9) and s-PERC*'s shadow counters rely on.
+//!
+//! Links start their round timers at a random phase (Appendix C.3: "every link starts to reset
+//! independently at some time").
+//!
+//! # Convergence (assumption 12)
+//!
+//! A traversal is *correct* when, after its last link, every allocation `x` it carries is within
+//! `tolerance` (relative) of the flow's max-min rate from the oracle ([`crate::alloc::solve`]):
+//! the flow "has been allocated its correct max-min fair rate on every link". A flow converges at
+//! the end of its first correct traversal after which all its traversals are correct. The
+//! convergence time is the latest such time over all flows, measured from when the set of flows
+//! stabilizes (the last FIN processed; with drops, the last dropped control packet, as in
+//! §8.1.2), in rounds. The outcome also gives the weaker *rate* convergence time: when every
+//! flow's sending rate (the minimum allocation) became and stayed its max-min rate. A run stops at `max_rounds`, or earlier once every flow has stayed correct
+//! for `stable_rounds` rounds (a relapse after that cannot be seen; 0 disables early stop).
+
+mod matrix;
+
+pub use matrix::{random_matrix, RandomMatrix};
+
+use crate::alloc::{iteration_counts, solve, Problem, ProblemInput};
+use crate::error::{Error, Result};
+use crate::units::Time;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// What a link is told about the control packet it processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Update {
+    /// The flow.
+    pub flow: u32,
+    /// Position of this link on the flow's path (index into the packet's per-link fields).
+    pub hop: usize,
+    /// Index of the flow among the flows crossing this link (`0..n_l`), for algorithms with
+    /// per-flow link state (*Fair*).
+    pub local: u32,
+    /// The packet carries a FIN: the flow is leaving (Algorithm 2 line 15, 3 line 12, 4 line 17).
+    pub leaving: bool,
+}
+
+/// A distributed link algorithm: its per-link state, the per-link fields of a control packet,
+/// the processing of one packet at one link, and an optional per-round timeout action.
+pub trait LinkAlgorithm {
+    /// State kept at a link.
+    type Link;
+    /// Fields a control packet carries for one link of its path.
+    type Hop: Clone + std::fmt::Debug;
+    /// Whether [`LinkAlgorithm::on_round`] does anything (timers are skipped otherwise).
+    const HAS_TIMEOUT: bool;
+    /// Fresh state of a link of `capacity` (bits/s) crossed by `n_flows` flows.
+    fn new_link(&self, capacity: f64, n_flows: usize) -> Self::Link;
+    /// The fields of a new flow's first control packet, for each link.
+    fn initial_hop(&self) -> Self::Hop;
+    /// Processes the packet at the link `u.hop` of its path; `hops` are all its per-link fields.
+    fn process(&self, link: &mut Self::Link, u: Update, hops: &mut [Self::Hop]);
+    /// The allocation `x` the packet carries for one link.
+    fn allocation(&self, hop: &Self::Hop) -> f64;
+    /// The timeout action, once per round at every link.
+    fn on_round(&self, _link: &mut Self::Link) {}
+}
+
+/// How long control packets spend between links (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DelayModel {
+    /// Every control packet's RTT is `rtt`; link visits at uniformly random points inside it.
+    FixedRtt {
+        /// The round-trip time (= one round). Default 10 µs.
+        #[serde(default = "default_rtt")]
+        rtt: Time,
+    },
+    /// Every hop and the return take an i.i.d. delay uniform in `[min, max]`.
+    Uniform {
+        /// Shortest hop delay.
+        min: Time,
+        /// Longest hop delay (> 0).
+        max: Time,
+    },
+}
+
+fn default_rtt() -> Time {
+    Time::from_us(10)
+}
+
+impl Default for DelayModel {
+    fn default() -> Self {
+        DelayModel::FixedRtt { rtt: default_rtt() }
+    }
+}
+
+/// A flow leaving: its first control packet sent at or after `round` carries a FIN.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Departure {
+    /// The flow index.
+    pub flow: u32,
+    /// When, in rounds from the start.
+    pub round: f64,
+}
+
+/// Options of the rounds engine. Defaults: s-PERC §8.1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundsConfig {
+    /// Seed of the delays, timer phases and drops.
+    pub seed: u64,
+    /// Stop after this many rounds. Default 100 (§8.1.2 runs 100 RTTs).
+    pub max_rounds: u32,
+    /// Per-hop delays. Default [`DelayModel::FixedRtt`] with 10 µs.
+    pub delay: DelayModel,
+    /// Probability that a link drops a control packet, during the first `drop_rounds` rounds.
+    /// Default 0 (§8.1.2 uses 1% and 0.1%).
+    pub drop_probability: f64,
+    /// Length of the drop window in rounds. Default 20 (§8.1.2: "during the first 20 RTTs").
+    pub drop_rounds: f64,
+    /// Stop once every flow has been correct for this many rounds (0: never stop early).
+    pub stable_rounds: u32,
+    /// Relative tolerance of "correct" against the oracle.
+    pub tolerance: f64,
+    /// Flows that leave during the run.
+    pub departures: Vec<Departure>,
+    /// Record every change of a source's rate.
+    pub trace: bool,
+}
+
+impl Default for RoundsConfig {
+    fn default() -> Self {
+        RoundsConfig {
+            seed: 1,
+            max_rounds: 100,
+            delay: DelayModel::default(),
+            drop_probability: 0.0,
+            drop_rounds: 20.0,
+            stable_rounds: 5,
+            tolerance: 1e-6,
+            departures: Vec::new(),
+            trace: false,
+        }
+    }
+}
+
+impl RoundsConfig {
+    /// Checks the options; errors name the field (`engine.<field>`).
+    pub fn validate(&self, n_flows: usize) -> Result<()> {
+        if self.max_rounds == 0 {
+            return Err(Error::invalid(
+                "engine.max_rounds",
+                "expected at least 1, got 0",
+            ));
+        }
+        let p = self.drop_probability;
+        if !(0.0..1.0).contains(&p) {
+            return Err(Error::invalid(
+                "engine.drop_probability",
+                format!("expected a probability in [0, 1), got {p}"),
+            ));
+        }
+        if !(self.drop_rounds.is_finite() && self.drop_rounds >= 0.0) {
+            return Err(Error::invalid(
+                "engine.drop_rounds",
+                format!("expected a number of rounds >= 0, got {}", self.drop_rounds),
+            ));
+        }
+        if p > 0.0 && self.drop_rounds >= self.max_rounds as f64 {
+            return Err(Error::invalid(
+                "engine.drop_rounds",
+                format!(
+                    "the drop window ({} rounds) must end before max_rounds ({}) so the \
+                     algorithm can reconverge",
+                    self.drop_rounds, self.max_rounds
+                ),
+            ));
+        }
+        if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
+            return Err(Error::invalid(
+                "engine.tolerance",
+                format!(
+                    "expected a relative tolerance in (0, 1), got {}",
+                    self.tolerance
+                ),
+            ));
+        }
+        match self.delay {
+            DelayModel::FixedRtt { rtt } if rtt.0 < 1000 => {
+                return Err(Error::invalid(
+                    "engine.delay.rtt",
+                    format!("expected at least 1ns, got {}ps", rtt.0),
+                ))
+            }
+            DelayModel::Uniform { min, max } if max.0 == 0 || min > max => {
+                return Err(Error::invalid(
+                    "engine.delay",
+                    format!(
+                        "expected 0 <= min <= max and max > 0, got min = {}ps, max = {}ps",
+                        min.0, max.0
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        for (i, d) in self.departures.iter().enumerate() {
+            if d.flow as usize >= n_flows {
+                return Err(Error::invalid(
+                    format!("engine.departures[{i}].flow"),
+                    format!("no flow {} (there are {n_flows})", d.flow),
+                ));
+            }
+            if !(d.round.is_finite() && d.round >= 0.0 && d.round < self.max_rounds as f64) {
+                return Err(Error::invalid(
+                    format!("engine.departures[{i}].round"),
+                    format!("expected a round in [0, max_rounds), got {}", d.round),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One change of a source's sending rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TracePoint {
+    /// When the control packet returned.
+    pub time: Time,
+    /// The flow.
+    pub flow: u32,
+    /// The new rate (bits/s): the minimum allocation in the packet.
+    pub rate: f64,
+}
+
+/// What a run of the rounds engine measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundsOutcome {
+    /// The length of a round (see the [module docs](self)).
+    pub round: Time,
+    /// Final sending rate of every flow (bits/s; 0 for flows that left or never heard back).
+    pub rates: Vec<f64>,
+    /// The oracle's max-min rate of every flow still present at the end (0 for flows that left).
+    pub oracle: Vec<f64>,
+    /// Whether every remaining flow was correct at the end, and stayed correct.
+    pub converged: bool,
+    /// Convergence time in rounds (from when the flows stabilized), if converged.
+    pub convergence_rounds: Option<f64>,
+    /// The weaker criterion: when every flow's *sending rate* (the minimum allocation in its
+    /// packet) became and stayed its max-min rate, in rounds, if it did by the end of the run.
+    pub rate_convergence_rounds: Option<f64>,
+    /// When the flow set stabilized / the last drop happened, in rounds from the start.
+    pub reference_round: f64,
+    /// `N_1`, `N_2`, `N_∞` of the final flow set (k-Water-filling, s-PERC Algorithm 1).
+    pub n1: u32,
+    /// `N_2`.
+    pub n2: u32,
+    /// `N_∞`.
+    pub ninf: u32,
+    /// Convergence took more than `6·N_2` rounds (the s-PERC bound, Theorem 4), or never happened.
+    pub exceeds_6n2: bool,
+    /// Convergence took more than `4·N_1` rounds (the *Fair* bound, Theorem 3), or never happened.
+    pub exceeds_4n1: bool,
+    /// Simulated rounds.
+    pub rounds_run: f64,
+    /// Link updates (control packet visits) processed.
+    pub updates: u64,
+    /// Control packets dropped.
+    pub drops: u64,
+    /// Largest relative error `|rate − oracle| / oracle` of the final rates.
+    pub max_rel_error: f64,
+    /// Rate changes at the sources, if asked for.
+    pub trace: Vec<TracePoint>,
+}
+
+// Event kinds, packed into the low bits of the payload.
+const EV_HOP: u64 = 0;
+const EV_RESEND: u64 = 1;
+const EV_TIMER: u64 = 2;
+const EV_CHECK: u64 = 3;
+
+fn ev(kind: u64, id: u32, hop: u32) -> u64 {
+    kind | (u64::from(hop) << 2) | (u64::from(id) << 32)
+}
+
+/// Runs `alg` on `p` (unweighted, uncapped: s-PERC §2 assumption 5) with the options `cfg`.
+pub fn simulate<A: LinkAlgorithm>(
+    p: &Problem,
+    alg: &A,
+    cfg: &RoundsConfig,
+) -> Result<RoundsOutcome> {
+    cfg.validate(p.num_flows())?;
+    for f in 0..p.num_flows() {
+        if p.weights()[f] != 1.0 {
+            return Err(Error::invalid(
+                format!("flows[{f}].weight"),
+                "the PERC algorithms are unweighted max-min (s-PERC §2.1); weights must be 1",
+            ));
+        }
+        if p.demand(f).is_finite() || p.guarantee(f) > 0.0 {
+            return Err(Error::invalid(
+                format!("flows[{f}]"),
+                "the PERC algorithms take no rate caps or guarantees (s-PERC §2 assumption 5)",
+            ));
+        }
+        if p.path(f).is_empty() {
+            return Err(Error::invalid(format!("flows[{f}]"), "has an empty path"));
+        }
+    }
+    let n = p.num_flows();
+    let m = p.num_links();
+    let ptr = p.path_ptr();
+    let path = p.path_links();
+
+    // The flow set at the end, its oracle and k-Water-filling counts.
+    let mut leaves_at = vec![f64::INFINITY; n];
+    for d in &cfg.departures {
+        leaves_at[d.flow as usize] = leaves_at[d.flow as usize].min(d.round);
+    }
+    let staying: Vec<usize> = (0..n).filter(|&f| leaves_at[f].is_infinite()).collect();
+    let mut oracle = vec![0.0; n];
+    let (n1, n2, ninf) = if staying.len() == n {
+        let a = solve(p);
+        oracle.copy_from_slice(&a.rates);
+        let c = iteration_counts(p, &a);
+        (c.k1, c.k2, c.kinf)
+    } else {
+        let paths: Vec<Vec<u32>> = staying.iter().map(|&f| p.path(f).to_vec()).collect();
+        let q = Problem::new(ProblemInput::from_paths(p.capacities().to_vec(), &paths))?;
+        let a = solve(&q);
+        for (i, &f) in staying.iter().enumerate() {
+            oracle[f] = a.rates[i];
+        }
+        let c = iteration_counts(&q, &a);
+        (c.k1, c.k2, c.kinf)
+    };
+
+    // Links, and each flow's index among a link's flows (per-flow link state of *Fair*).
+    let caps = p.capacities();
+    let mut count = vec![0usize; m];
+    let mut local = vec![0u32; path.len()];
+    for (s, &l) in path.iter().enumerate() {
+        local[s] = count[l as usize] as u32;
+        count[l as usize] += 1;
+    }
+    let mut links: Vec<A::Link> = (0..m).map(|l| alg.new_link(caps[l], count[l])).collect();
+    let mut hops: Vec<A::Hop> = vec![alg.initial_hop(); path.len()];
+    let mut saved: Vec<A::Hop> = if cfg.drop_probability > 0.0 {
+        hops.clone()
+    } else {
+        Vec::new()
+    };
+
+    let max_len = (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
+    let round = match cfg.delay {
+        DelayModel::FixedRtt { rtt } => rtt.0,
+        DelayModel::Uniform { max, .. } => {
+            max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
+                Error::invalid(
+                    "engine.delay.max",
+                    "the round (max × (path length + 1)) overflows",
+                )
+            })?
+        }
+    };
+    let horizon = round
+        .checked_mul(u64::from(cfg.max_rounds) + 1)
+        .ok_or_else(|| {
+            Error::invalid(
+                "engine.max_rounds",
+                "max_rounds × the round length overflows the simulated time (u64 picoseconds)",
+            )
+        })?
+        - round;
+    let drop_end = (cfg.drop_rounds * round as f64) as u64;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+
+    // Schedule of the current traversal of every flow: P link visits then the return.
+    let sched_ptr: Vec<usize> = (0..=n).map(|f| ptr[f] + f).collect();
+    let mut sched = vec![0u64; path.len() + n];
+    let mut sent_at = vec![0u64; n];
+    let mut fin = vec![false; n];
+    let mut gone = vec![false; n];
+    let mut rates = vec![0.0f64; n];
+    let mut good_since: Vec<Option<u64>> = vec![None; n];
+    let mut rate_good_since: Vec<Option<u64>> = vec![None; n];
+    let mut n_good = 0usize;
+    let mut latest_good = 0u64;
+    let mut reference = 0u64;
+    let mut pending_fins = staying.len() < n;
+    let mut trace = Vec::new();
+    let mut heap: BinaryHeap<Reverse<(u64, u64, u64)>> = BinaryHeap::with_capacity(n + m + 1);
+    let mut seq = 0u64;
+    let mut push = |heap: &mut BinaryHeap<Reverse<(u64, u64, u64)>>, t: u64, payload: u64| {
+        seq += 1;
+        heap.push(Reverse((t, seq, payload)));
+    };
+
+    // FixedRtt: every flow's link visits sit at fixed random points inside its RTT, drawn once.
+    let mut offsets = Vec::new();
+    if let DelayModel::FixedRtt { rtt } = cfg.delay {
+        offsets = vec![0u64; sched.len()];
+        for f in 0..n {
+            let s = &mut offsets[sched_ptr[f]..sched_ptr[f + 1]];
+            let gaps: Vec<f64> = s.iter().map(|_| rng.gen::<f64>() + 1e-9).collect();
+            let total: f64 = gaps.iter().sum();
+            let mut acc = 0.0;
+            for (slot, g) in s.iter_mut().zip(&gaps) {
+                acc += g;
+                *slot = ((rtt.0 as f64) * acc / total) as u64;
+            }
+            *s.last_mut().unwrap() = rtt.0;
+        }
+    }
+    let plan = |f: usize, t0: u64, rng: &mut ChaCha8Rng, sched: &mut [u64]| {
+        let s = &mut sched[sched_ptr[f]..sched_ptr[f + 1]];
+        match cfg.delay {
+            DelayModel::FixedRtt { .. } => {
+                for (slot, o) in s.iter_mut().zip(&offsets[sched_ptr[f]..sched_ptr[f + 1]]) {
+                    *slot = t0 + o;
+                }
+            }
+            DelayModel::Uniform { min, max } => {
+                let mut t = t0;
+                for slot in s.iter_mut() {
+                    t += if min == max {
+                        min.0
+                    } else {
+                        rng.gen_range(min.0..=max.0)
+                    };
+                    *slot = t;
+                }
+            }
+        }
+    };
+
+    // Every flow starts at time 0 (§8.1.1 "all flows start at once").
+    for f in 0..n {
+        plan(f, 0, &mut rng, &mut sched);
+        push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
+    }
+    if A::HAS_TIMEOUT {
+        for l in 0..m {
+            let phase = rng.gen_range(0..round);
+            push(&mut heap, phase, ev(EV_TIMER, l as u32, 0));
+        }
+    }
+    push(&mut heap, round, ev(EV_CHECK, 0, 0));
+
+    let mut updates = 0u64;
+    let mut drops = 0u64;
+    let mut now = 0u64;
+    while let Some(Reverse((t, _, payload))) = heap.pop() {
+        if t > horizon {
+            break;
+        }
+        now = t;
+        let id = (payload >> 32) as usize;
+        match payload & 3 {
+            EV_HOP => {
+                let f = id;
+                let k = ((payload >> 2) & 0x3fff_ffff) as usize;
+                let len = ptr[f + 1] - ptr[f];
+                if k == len {
+                    // Back at the source: new rate = min allocation (assumption 10).
+                    let pk = &hops[ptr[f]..ptr[f + 1]];
+                    let r = pk
+                        .iter()
+                        .map(|h| alg.allocation(h))
+                        .fold(f64::INFINITY, f64::min);
+                    if cfg.trace && r != rates[f] {
+                        trace.push(TracePoint {
+                            time: Time(t),
+                            flow: f as u32,
+                            rate: r,
+                        });
+                    }
+                    rates[f] = r;
+                    if !saved.is_empty() {
+                        saved[ptr[f]..ptr[f + 1]].clone_from_slice(pk);
+                    }
+                    send(f, t, &leaves_at, round, &mut fin, &mut sent_at);
+                    plan(f, t, &mut rng, &mut sched);
+                    push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
+                    continue;
+                }
+                if cfg.drop_probability > 0.0
+                    && t < drop_end
+                    && rng.gen::<f64>() < cfg.drop_probability
+                {
+                    drops += 1;
+                    reference = reference.max(t);
+                    // The source times out one round after sending and resends its last copy.
+                    push(&mut heap, sent_at[f] + round, ev(EV_RESEND, f as u32, 0));
+                    continue;
+                }
+                let s = ptr[f] + k;
+                let l = path[s] as usize;
+                updates += 1;
+                let u = Update {
+                    flow: f as u32,
+                    hop: k,
+                    local: local[s],
+                    leaving: fin[f],
+                };
+                alg.process(&mut links[l], u, &mut hops[ptr[f]..ptr[f + 1]]);
+                if k + 1 < len {
+                    push(
+                        &mut heap,
+                        sched[sched_ptr[f] + k + 1],
+                        ev(EV_HOP, f as u32, k as u32 + 1),
+                    );
+                    continue;
+                }
+                if fin[f] {
+                    gone[f] = true;
+                    rates[f] = 0.0;
+                    reference = reference.max(t);
+                    continue;
+                }
+                // The traversal is complete: is the flow allocated its max-min rate everywhere?
+                let target = oracle[f];
+                let close = |x: f64| (x - target).abs() <= cfg.tolerance * target;
+                let pk = &hops[ptr[f]..ptr[f + 1]];
+                let ok = leaves_at[f].is_infinite() && pk.iter().all(|h| close(alg.allocation(h)));
+                // The weaker criterion: the sending rate this packet will set (min x) is right.
+                let min_x = pk
+                    .iter()
+                    .map(|h| alg.allocation(h))
+                    .fold(f64::INFINITY, f64::min);
+                if leaves_at[f].is_infinite() && close(min_x) {
+                    rate_good_since[f].get_or_insert(t);
+                } else {
+                    rate_good_since[f] = None;
+                }
+                match (ok, good_since[f]) {
+                    (true, None) => {
+                        good_since[f] = Some(t);
+                        n_good += 1;
+                        latest_good = latest_good.max(t);
+                    }
+                    (false, Some(_)) => {
+                        good_since[f] = None;
+                        n_good -= 1;
+                    }
+                    _ => {}
+                }
+                push(
+                    &mut heap,
+                    sched[sched_ptr[f] + len],
+                    ev(EV_HOP, f as u32, len as u32),
+                );
+            }
+            EV_RESEND => {
+                let f = id;
+                hops[ptr[f]..ptr[f + 1]].clone_from_slice(&saved[ptr[f]..ptr[f + 1]]);
+                send(f, t, &leaves_at, round, &mut fin, &mut sent_at);
+                plan(f, t, &mut rng, &mut sched);
+                push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
+            }
+            EV_TIMER => {
+                alg.on_round(&mut links[id]);
+                push(&mut heap, t + round, ev(EV_TIMER, id as u32, 0));
+            }
+            _ => {
+                // EV_CHECK, once per round: stop early once everything has settled.
+                if pending_fins {
+                    pending_fins = !(0..n).all(|f| leaves_at[f].is_infinite() || gone[f]);
+                }
+                let settled = !pending_fins
+                    && t >= drop_end.min(horizon)
+                    && n_good == staying.len()
+                    && cfg.stable_rounds > 0
+                    && t >= latest_good + round * u64::from(cfg.stable_rounds);
+                if settled {
+                    break;
+                }
+                push(&mut heap, t + round, ev(EV_CHECK, 0, 0));
+            }
+        }
+    }
+
+    let converged = n_good == staying.len() && !pending_fins;
+    let convergence_rounds = converged.then(|| {
+        let last = staying
+            .iter()
+            .filter_map(|&f| good_since[f])
+            .max()
+            .unwrap_or(0);
+        last.saturating_sub(reference) as f64 / round as f64
+    });
+    let rate_convergence_rounds = staying
+        .iter()
+        .map(|&f| rate_good_since[f])
+        .collect::<Option<Vec<u64>>>()
+        .map(|v| {
+            let last = v.into_iter().max().unwrap_or(0);
+            last.saturating_sub(reference) as f64 / round as f64
+        });
+    let mut max_rel_error = 0.0f64;
+    for &f in &staying {
+        max_rel_error = max_rel_error.max((rates[f] - oracle[f]).abs() / oracle[f]);
+    }
+    let exceeds = |bound: u32| convergence_rounds.is_none_or(|c| c > f64::from(bound));
+    Ok(RoundsOutcome {
+        round: Time(round),
+        rates,
+        oracle,
+        converged,
+        convergence_rounds,
+        rate_convergence_rounds,
+        reference_round: reference as f64 / round as f64,
+        n1,
+        n2,
+        ninf,
+        exceeds_6n2: exceeds(6 * n2),
+        exceeds_4n1: exceeds(4 * n1),
+        rounds_run: now as f64 / round as f64,
+        updates,
+        drops,
+        max_rel_error,
+        trace,
+    })
+}
+
+/// A control packet leaves flow `f`'s source at `t`; it carries a FIN if the flow's departure
+/// round has come.
+fn send(f: usize, t: u64, leaves_at: &[f64], round: u64, fin: &mut [bool], sent_at: &mut [u64]) {
+    sent_at[f] = t;
+    if t as f64 >= leaves_at[f] * round as f64 {
+        fin[f] = true;
+    }
+}
+
+/// Replays a scripted sequence of link updates (no delays, no engine), for worked examples
+/// such as s-PERC Table 4. `script` lists `(flow, hop)` in processing order; an entry
+/// `(u32::MAX, link)` fires link `link`'s round timeout. `observe` sees, for every update, the
+/// link's state *before* it, the flow, the hop and the packet's fields *after* it.
+pub fn replay<A: LinkAlgorithm>(
+    p: &Problem,
+    alg: &A,
+    script: &[(u32, usize)],
+    mut observe: impl FnMut(&A::Link, u32, usize, &[A::Hop]),
+) where
+    A::Link: Clone,
+{
+    let ptr = p.path_ptr();
+    let path = p.path_links();
+    let mut count = vec![0usize; p.num_links()];
+    let mut local = vec![0u32; path.len()];
+    for (s, &l) in path.iter().enumerate() {
+        local[s] = count[l as usize] as u32;
+        count[l as usize] += 1;
+    }
+    let mut links: Vec<A::Link> = (0..p.num_links())
+        .map(|l| alg.new_link(p.capacities()[l], count[l]))
+        .collect();
+    let mut hops = vec![alg.initial_hop(); path.len()];
+    for &(f, k) in script {
+        if f == u32::MAX {
+            alg.on_round(&mut links[k]);
+            continue;
+        }
+        let f = f as usize;
+        let s = ptr[f] + k;
+        let l = path[s] as usize;
+        let before = links[l].clone();
+        let u = Update {
+            flow: f as u32,
+            hop: k,
+            local: local[s],
+            leaving: false,
+        };
+        alg.process(&mut links[l], u, &mut hops[ptr[f]..ptr[f + 1]]);
+        observe(&before, f as u32, k, &hops[ptr[f]..ptr[f + 1]]);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,235 @@
+//! The rounds engine: determinism, options, errors. The algorithms' own tests are in
+//! `systems::sperc`.
+
+use super::*;
+use crate::systems::sperc::{Divider, NPerc, SPerc, SPercStar};
+
+fn sparse(seed: u64) -> Problem {
+    random_matrix(&RandomMatrix::new(100, 300, 5), seed).unwrap()
+}
+
+#[test]
+fn same_seed_same_output_different_seed_different_order() {
+    let p = sparse(3);
+    let cfg = RoundsConfig {
+        trace: true,
+        ..RoundsConfig::default()
+    };
+    let alg = SPerc {
+        div: Divider::Exact,
+    };
+    let a = simulate(&p, &alg, &cfg).unwrap();
+    let b = simulate(&p, &alg, &cfg).unwrap();
+    assert_eq!(a, b);
+    assert!(!a.trace.is_empty());
+    let c = simulate(
+        &p,
+        &alg,
+        &RoundsConfig {
+            seed: 2,
+            ..cfg.clone()
+        },
+    )
+    .unwrap();
+    assert_ne!(
+        a.trace, c.trace,
+        "another seed orders the packets differently"
+    );
+    // Both reach the same (oracle) rates.
+    assert!(a.converged && c.converged);
+}
+
+#[test]
+fn same_matrix_for_same_seed() {
+    let a = sparse(7);
+    let b = sparse(7);
+    assert_eq!(a.path_links(), b.path_links());
+    assert_ne!(a.path_links(), sparse(8).path_links());
+    for f in 0..a.num_flows() {
+        let mut p = a.path(f).to_vec();
+        assert_eq!(p.len(), 5);
+        p.sort();
+        p.dedup();
+        assert_eq!(p.len(), 5, "links of a flow are distinct");
+    }
+}
+
+#[test]
+fn one_round_is_one_rtt_and_every_flow_is_updated_once_per_round() {
+    // FixedRtt: each link sees each flow exactly once per round, so after R rounds with no early
+    // stop there were R · Σ path lengths updates (± the traversals in flight at the horizon).
+    let p = sparse(1);
+    let cfg = RoundsConfig {
+        max_rounds: 10,
+        stable_rounds: 0,
+        ..RoundsConfig::default()
+    };
+    let o = simulate(
+        &p,
+        &NPerc {
+            div: Divider::Exact,
+        },
+        &cfg,
+    )
+    .unwrap();
+    assert_eq!(o.round, Time::from_us(10));
+    let nnz = p.path_links().len() as u64;
+    assert!(
+        o.updates >= 10 * nnz - nnz && o.updates <= 10 * nnz,
+        "{} updates",
+        o.updates
+    );
+}
+
+#[test]
+fn uniform_delays_converge_and_bound_the_round() {
+    let p = sparse(2);
+    let cfg = RoundsConfig {
+        delay: DelayModel::Uniform {
+            min: Time::from_us(1),
+            max: Time::from_us(2),
+        },
+        ..RoundsConfig::default()
+    };
+    for o in [
+        simulate(
+            &p,
+            &SPerc {
+                div: Divider::Exact,
+            },
+            &cfg,
+        )
+        .unwrap(),
+        simulate(
+            &p,
+            &SPercStar {
+                div: Divider::Exact,
+            },
+            &cfg,
+        )
+        .unwrap(),
+    ] {
+        assert_eq!(o.round, Time::from_us(12), "(5 hops + return) · 2 µs");
+        assert!(o.converged && !o.exceeds_6n2, "{:?}", o.convergence_rounds);
+    }
+}
+
+#[test]
+fn bad_options_name_the_field() {
+    let p = sparse(1);
+    let alg = SPerc {
+        div: Divider::Exact,
+    };
+    let cases: Vec<(RoundsConfig, &str)> = vec![
+        (
+            RoundsConfig {
+                drop_probability: 1.5,
+                ..Default::default()
+            },
+            "engine.drop_probability",
+        ),
+        (
+            RoundsConfig {
+                max_rounds: 0,
+                ..Default::default()
+            },
+            "engine.max_rounds",
+        ),
+        (
+            RoundsConfig {
+                drop_probability: 0.01,
+                drop_rounds: 200.0,
+                ..Default::default()
+            },
+            "engine.drop_rounds",
+        ),
+        (
+            RoundsConfig {
+                tolerance: 0.0,
+                ..Default::default()
+            },
+            "engine.tolerance",
+        ),
+        (
+            RoundsConfig {
+                delay: DelayModel::Uniform {
+                    min: Time::from_us(2),
+                    max: Time::from_us(1),
+                },
+                ..Default::default()
+            },
+            "engine.delay",
+        ),
+        (
+            RoundsConfig {
+                departures: vec![Departure {
+                    flow: 300,
+                    round: 1.0,
+                }],
+                ..Default::default()
+            },
+            "engine.departures[0].flow",
+        ),
+    ];
+    for (cfg, field) in cases {
+        let e = simulate(&p, &alg, &cfg).unwrap_err().to_string();
+        assert!(
+            e.starts_with(field),
+            "expected an error at {field}, got {e}"
+        );
+    }
+    let weighted = Problem::new(ProblemInput {
+        weights: Some(vec![2.0, 1.0]),
+        ..ProblemInput::from_paths(vec![10.0], &[vec![0], vec![0]])
+    })
+    .unwrap();
+    let e = simulate(&weighted, &alg, &RoundsConfig::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("flows[0].weight"), "{e}");
+}
+
+#[test]
+fn bad_matrix_names_the_field() {
+    let e = random_matrix(&RandomMatrix::new(10, 5, 11), 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("matrix.links_per_flow"), "{e}");
+    let e = random_matrix(&RandomMatrix::new(0, 5, 1), 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("matrix.links"), "{e}");
+}
+
+#[test]
+fn sperc_without_shadow_counters_does_not_recover_from_drops_but_sperc_star_does() {
+    // §7.1: lost control packets leave stale contributions in SumE/NumB; s-PERC* fades them out
+    // within a round (Algorithm 7), plain s-PERC keeps them.
+    let p = sparse(5);
+    let cfg = RoundsConfig {
+        drop_probability: 0.01,
+        ..RoundsConfig::default()
+    };
+    let star = simulate(
+        &p,
+        &SPercStar {
+            div: Divider::Exact,
+        },
+        &cfg,
+    )
+    .unwrap();
+    assert!(star.drops > 0 && star.converged);
+    let plain = simulate(
+        &p,
+        &SPerc {
+            div: Divider::Exact,
+        },
+        &cfg,
+    )
+    .unwrap();
+    assert!(plain.drops > 0);
+    assert!(
+        !plain.converged,
+        "stale state should persist without shadow counters"
+    );
+}

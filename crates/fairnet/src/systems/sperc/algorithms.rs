@@ -1,0 +1,470 @@
+//! The four link algorithms as [`LinkAlgorithm`]s: *Fair* (Algorithm 2), n-PERC (Algorithm 3),
+//! s-PERC (Algorithms 4–5) and s-PERC* (Algorithms 6–7). Comments cite the algorithm lines.
+
+use super::division::{Divider, TIE};
+use crate::engine::rounds::{LinkAlgorithm, Update};
+
+/// Bottleneck state `s` of a flow at a link (Table 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Bottlenecked elsewhere.
+    E,
+    /// Bottlenecked here.
+    B,
+}
+
+/// Limit rate `e`: the lowest rate among the packet's *other* links (`b[l] ← ∞` then `min`,
+/// Algorithm 2 lines 11–12, Algorithm 3 lines 8–9). With `ignore`, links whose ignore bit is set
+/// count as ∞ (Algorithm 4 lines 10–13).
+#[inline]
+fn limit_rate<H>(hops: &[H], me: usize, rate: impl Fn(&H) -> f64) -> f64 {
+    let mut e = f64::INFINITY;
+    for (j, h) in hops.iter().enumerate() {
+        if j != me {
+            e = e.min(rate(h));
+        }
+    }
+    e
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fair (Algorithm 2)
+
+/// *Fair* (§4, Algorithm 2): a locally max-min fair bottleneck rate from per-flow limit rates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fair {
+    /// Division used for `b` (line 10).
+    pub div: Divider,
+}
+
+/// *Fair*'s per-link fields of the control packet: `b`, `x` (line 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FairHop {
+    /// Bottleneck rate (initially ∞).
+    pub b: f64,
+    /// Allocated rate (initially 0).
+    pub x: f64,
+}
+
+/// *Fair*'s link state: the vector `e` of limit rates, per flow (line 2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FairLink {
+    c: f64,
+    /// Limit rate of every flow seen so far, by local index (NaN: not seen, "initially empty").
+    e_of: Vec<f64>,
+    /// The same limit rates, sorted ascending (the sort of line 4, kept up to date).
+    sorted: Vec<f64>,
+    /// `prefix[k]` = sum of `sorted[..k]`.
+    prefix: Vec<f64>,
+}
+
+impl FairLink {
+    /// Replaces one occurrence of `old` (or nothing) by `new` (or nothing) in `sorted`, and
+    /// refreshes the prefix sums from the first position that moved.
+    fn replace(&mut self, old: Option<f64>, new: Option<f64>) {
+        if old == new {
+            return;
+        }
+        let mut from = usize::MAX;
+        if let Some(o) = old {
+            let i = self.sorted.partition_point(|&v| v < o);
+            self.sorted.remove(i);
+            from = i;
+        }
+        if let Some(n) = new {
+            let i = self.sorted.partition_point(|&v| v < n);
+            self.sorted.insert(i, n);
+            from = from.min(i);
+        }
+        self.prefix.truncate(from + 1);
+        let mut acc = self.prefix[from];
+        for &v in &self.sorted[from..] {
+            acc += v;
+            self.prefix.push(acc);
+        }
+    }
+
+    /// Lines 4–10 with the updated flow at ∞ (line 3): the local max-min fair rate. `old` is the
+    /// flow's stored limit rate, if seen, which is left out of the walk.
+    fn local_max_min(&self, old: Option<f64>, div: &Divider) -> f64 {
+        // The other flows, in increasing order, are `sorted` without one occurrence of `old`.
+        let pos = old.map(|o| self.sorted.partition_point(|&v| v < o));
+        let m = self.sorted.len() - usize::from(pos.is_some());
+        let other = |j: usize| match pos {
+            Some(p) if j >= p => self.sorted[j + 1],
+            _ => self.sorted[j],
+        };
+        let sum = |j: usize| match (pos, old) {
+            (Some(p), Some(o)) if j > p => self.prefix[j + 1] - o,
+            _ => self.prefix[j],
+        };
+        // Lines 6–9 move the j-th smallest limit rate to E while (c − SumE)/NumB > e⁽ʲ⁾, with
+        // NumB = m + 1 − j; the condition holds for a prefix of j (water-filling), so the stop
+        // is found by binary search over the finite limit rates (∞ never moves).
+        let finite = self.sorted.partition_point(|&v| v < f64::INFINITY)
+            - usize::from(matches!((pos, old), (Some(_), Some(o)) if o < f64::INFINITY));
+        let moves = |j: usize| self.c - sum(j) > other(j) * (m + 1 - j) as f64;
+        let (mut lo, mut hi) = (0usize, finite.min(m));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if moves(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Line 10.
+        div.div(self.c - sum(lo), (m + 1 - lo) as f64)
+    }
+}
+
+impl LinkAlgorithm for Fair {
+    type Link = FairLink;
+    type Hop = FairHop;
+    const HAS_TIMEOUT: bool = false;
+
+    fn new_link(&self, capacity: f64, n_flows: usize) -> FairLink {
+        FairLink {
+            c: capacity,
+            e_of: vec![f64::NAN; n_flows],
+            sorted: Vec::new(),
+            prefix: vec![0.0],
+        }
+    }
+    fn initial_hop(&self) -> FairHop {
+        FairHop {
+            b: f64::INFINITY,
+            x: 0.0,
+        }
+    }
+    fn allocation(&self, h: &FairHop) -> f64 {
+        h.x
+    }
+
+    fn process(&self, link: &mut FairLink, u: Update, hops: &mut [FairHop]) {
+        let me = u.local as usize;
+        let old = Some(link.e_of[me]).filter(|e| !e.is_nan());
+        // Lines 3–10 (walking the limit rates in increasing order: see the module docs on "ith
+        // largest"; line 6 evaluated as (c − SumE) > e·NumB).
+        let b = link.local_max_min(old, &self.div);
+        // Lines 11–13.
+        let e = limit_rate(hops, u.hop, |h| h.b);
+        let x = b.min(e);
+        // Line 14.
+        hops[u.hop] = FairHop { b, x };
+        // Lines 15–16.
+        if u.leaving {
+            link.e_of[me] = f64::NAN;
+            link.replace(old, None);
+        } else {
+            link.e_of[me] = e;
+            link.replace(old, Some(e));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// n-PERC (Algorithm 3)
+
+/// n-PERC (§5, Algorithm 3): `b = (c − SumE) / NumB` from two aggregate counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NPerc {
+    /// Division used for `b` (line 7).
+    pub div: Divider,
+}
+
+/// n-PERC's per-link packet fields `b`, `x`, `s` (line 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NPercHop {
+    /// Bottleneck rate (initially ∞).
+    pub b: f64,
+    /// Allocated rate (initially 0).
+    pub x: f64,
+    /// Bottleneck state (initially E).
+    pub s: Class,
+}
+
+/// Link state of n-PERC and s-PERC: `SumE`, `NumB` (Algorithm 3 line 2), and for s-PERC `MaxE`,
+/// `MaxE'` (Algorithm 4 line 4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AggregateLink {
+    /// Capacity.
+    pub c: f64,
+    /// Sum of the allocations of E flows.
+    pub sum_e: f64,
+    /// Number of B flows.
+    pub num_b: f64,
+    /// s-PERC: max allocation of flows classified E since the last round.
+    pub max_e: f64,
+    /// s-PERC: the same, in this round.
+    pub max_e2: f64,
+}
+
+impl AggregateLink {
+    fn new(c: f64) -> AggregateLink {
+        AggregateLink {
+            c,
+            sum_e: 0.0,
+            num_b: 0.0,
+            max_e: 0.0,
+            max_e2: 0.0,
+        }
+    }
+}
+
+impl LinkAlgorithm for NPerc {
+    type Link = AggregateLink;
+    type Hop = NPercHop;
+    const HAS_TIMEOUT: bool = false;
+
+    fn new_link(&self, capacity: f64, _n: usize) -> AggregateLink {
+        AggregateLink::new(capacity)
+    }
+    fn initial_hop(&self) -> NPercHop {
+        NPercHop {
+            b: f64::INFINITY,
+            x: 0.0,
+            s: Class::E,
+        }
+    }
+    fn allocation(&self, h: &NPercHop) -> f64 {
+        h.x
+    }
+
+    fn process(&self, link: &mut AggregateLink, u: Update, hops: &mut [NPercHop]) {
+        let mut h = hops[u.hop];
+        // Lines 3–6: assume the flow is not limited.
+        if h.s == Class::E {
+            h.s = Class::B;
+            link.sum_e -= h.x;
+            link.num_b += 1.0;
+        }
+        // Line 7.
+        let num = link.c - link.sum_e;
+        let den = link.num_b.max(1.0); // guard, see the module docs
+        let b = self.div.div(num, den);
+        // Lines 8–10.
+        let e = limit_rate(hops, u.hop, |h| h.b);
+        let x = b.min(e);
+        // Line 11.
+        h.b = b;
+        h.x = x;
+        // Lines 12–16.
+        if u.leaving {
+            link.num_b -= 1.0;
+        } else if self.div.less_than_quotient(e, num, den) {
+            h.s = Class::E;
+            link.sum_e += x;
+            link.num_b -= 1.0;
+        }
+        hops[u.hop] = h;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// s-PERC (Algorithms 4, 5)
+
+/// s-PERC (§6, Algorithms 4–5): n-PERC plus `MaxE` and the ignore bit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SPerc {
+    /// Division used for `b` (line 9).
+    pub div: Divider,
+}
+
+/// s-PERC's per-link packet fields `b`, `x`, `s`, `i` (lines 1–2), and s-PERC*'s round number
+/// `t` (Algorithm 6 line 3; unused by s-PERC).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SPercHop {
+    /// Bottleneck rate (initially ∞).
+    pub b: f64,
+    /// Allocated rate (initially 0).
+    pub x: f64,
+    /// Bottleneck state (initially E).
+    pub s: Class,
+    /// Ignore bit (initially 1: "ignore").
+    pub i: bool,
+    /// s-PERC*: the link's round number when it last saw this packet (initially 0).
+    pub t: u64,
+}
+
+fn sperc_initial() -> SPercHop {
+    SPercHop {
+        b: f64::INFINITY,
+        x: 0.0,
+        s: Class::E,
+        i: true,
+        t: 0,
+    }
+}
+
+/// Propagated rates: `p[j] = b[j]` unless the ignore bit is set (Algorithm 4 lines 10–13).
+#[inline]
+fn propagated(h: &SPercHop) -> f64 {
+    if h.i {
+        f64::INFINITY
+    } else {
+        h.b
+    }
+}
+
+impl LinkAlgorithm for SPerc {
+    type Link = AggregateLink;
+    type Hop = SPercHop;
+    const HAS_TIMEOUT: bool = true;
+
+    fn new_link(&self, capacity: f64, _n: usize) -> AggregateLink {
+        AggregateLink::new(capacity)
+    }
+    fn initial_hop(&self) -> SPercHop {
+        sperc_initial()
+    }
+    fn allocation(&self, h: &SPercHop) -> f64 {
+        h.x
+    }
+
+    fn process(&self, link: &mut AggregateLink, u: Update, hops: &mut [SPercHop]) {
+        let mut h = hops[u.hop];
+        // Lines 5–8.
+        if h.s == Class::E {
+            h.s = Class::B;
+            link.sum_e -= h.x;
+            link.num_b += 1.0;
+        }
+        // Line 9.
+        let num = link.c - link.sum_e;
+        let den = link.num_b.max(1.0); // guard, see the module docs
+        let b = self.div.div(num, den);
+        // Lines 10–13.
+        let e = limit_rate(hops, u.hop, propagated);
+        // Lines 14–15.
+        let x = b.min(e);
+        h.b = b;
+        h.x = x;
+        // Line 16.
+        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
+                                            // Lines 17–22.
+        if u.leaving {
+            link.num_b -= 1.0;
+        } else if self.div.less_than_quotient(e, num, den) {
+            h.s = Class::E;
+            link.sum_e += x;
+            link.num_b -= 1.0;
+            link.max_e = link.max_e.max(x);
+            link.max_e2 = link.max_e2.max(x);
+        }
+        hops[u.hop] = h;
+    }
+
+    fn on_round(&self, link: &mut AggregateLink) {
+        // Algorithm 5 line 1.
+        link.max_e = link.max_e2;
+        link.max_e2 = 0.0;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// s-PERC* (Algorithms 6, 7)
+
+/// s-PERC* (§7.1, Appendix D.2, Algorithms 6–7): s-PERC with shadow counters `SumE'`, `NumB'`
+/// synced every round, and per-link round numbers in the packet, so that state left behind by
+/// dropped control packets fades out within a round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SPercStar {
+    /// Division used for `b` (line 16).
+    pub div: Divider,
+}
+
+/// s-PERC*'s link state (Algorithm 6 lines 4–7).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StarLink {
+    /// `SumE`, `NumB`, `MaxE`, `MaxE'`.
+    pub agg: AggregateLink,
+    /// `SumE'`: sum of allocations of E flows seen in this round.
+    pub sum_e2: f64,
+    /// `NumB'`: number of B flows seen in this round.
+    pub num_b2: f64,
+    /// `T`: the link's round number (initially 1).
+    pub round: u64,
+}
+
+impl LinkAlgorithm for SPercStar {
+    type Link = StarLink;
+    type Hop = SPercHop;
+    const HAS_TIMEOUT: bool = true;
+
+    fn new_link(&self, capacity: f64, _n: usize) -> StarLink {
+        StarLink {
+            agg: AggregateLink::new(capacity),
+            sum_e2: 0.0,
+            num_b2: 0.0,
+            round: 1,
+        }
+    }
+    fn initial_hop(&self) -> SPercHop {
+        sperc_initial()
+    }
+    fn allocation(&self, h: &SPercHop) -> f64 {
+        h.x
+    }
+
+    fn process(&self, st: &mut StarLink, u: Update, hops: &mut [SPercHop]) {
+        let mut h = hops[u.hop];
+        let seen = h.t == st.round;
+        let link = &mut st.agg;
+        if h.s == Class::E {
+            // Lines 8–13.
+            h.s = Class::B;
+            link.sum_e -= h.x;
+            if seen {
+                st.sum_e2 -= h.x;
+            }
+            link.num_b += 1.0;
+            // Line 13 reads "if t[l] = T then NumB' ← NumB' + 1"; we increment unconditionally
+            // (see the module docs: with the condition, an E flow first seen in a round would
+            // leave NumB' one short).
+            st.num_b2 += 1.0;
+        } else if !seen {
+            // Lines 14–15.
+            st.num_b2 += 1.0;
+        }
+        // Line 16.
+        let num = link.c - link.sum_e;
+        let den = link.num_b.max(1.0); // guard, see the module docs
+        let b = self.div.div(num, den);
+        // Lines 17–20.
+        let e = limit_rate(hops, u.hop, propagated);
+        // Lines 21–22.
+        let x = b.min(e);
+        h.b = b;
+        h.x = x;
+        // Line 23.
+        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
+                                            // Lines 24–30.
+        if u.leaving {
+            link.num_b -= 1.0;
+            st.num_b2 -= 1.0;
+        } else if self.div.less_than_quotient(e, num, den) {
+            h.s = Class::E;
+            link.sum_e += x;
+            st.sum_e2 += x;
+            link.num_b -= 1.0;
+            st.num_b2 -= 1.0;
+            link.max_e = link.max_e.max(x);
+            link.max_e2 = link.max_e2.max(x);
+        }
+        // Line 31.
+        h.t = st.round;
+        hops[u.hop] = h;
+    }
+
+    fn on_round(&self, st: &mut StarLink) {
+        // Algorithm 7 lines 1–4.
+        st.agg.max_e = st.agg.max_e2;
+        st.agg.max_e2 = 0.0;
+        st.agg.sum_e = st.sum_e2;
+        st.sum_e2 = 0.0;
+        st.agg.num_b = st.num_b2;
+        st.num_b2 = 0.0;
+        st.round += 1;
+    }
+}

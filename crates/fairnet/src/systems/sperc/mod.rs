@@ -1,0 +1,236 @@
+//! s-PERC: *A Distributed Algorithm to Calculate Max-Min Fair Rates Without Per-Flow State*
+//! (Jose, Ibanez, Alizadeh, McKeown, POMACS 2019; `s-perc.txt`).
+//!
+//! # What is implemented
+//!
+//! Four link algorithms for the [rounds engine](crate::engine::rounds) (which is the paper's
+//! numerical simulator of §8.1: control packets only, random per-link delays):
+//!
+//! | algorithm | paper | link state | packet fields (per link) |
+//! | --- | --- | --- | --- |
+//! | [`Fair`] | §4, Algorithm 2 | limit rate `e` per flow | `b`, `x` |
+//! | [`NPerc`] | §5, Algorithm 3 | `SumE`, `NumB` | `b`, `x`, `s` |
+//! | [`SPerc`] | §6, Algorithms 4–5 | `SumE`, `NumB`, `MaxE`, `MaxE'` | `b`, `x`, `s`, `i` |
+//! | [`SPercStar`] | §7.1, App. D.2, Algorithms 6–7 | + `SumE'`, `NumB'`, round `T` | + round `t` |
+//!
+//! plus approximate division by lookup table ([`division`], §7.1 "Division in hardware",
+//! §8.1.2 table sizes 20/80/320 KB), a serde configuration ([`RoundsSpec`], the scenario's
+//! `[engine]` with `kind = "rounds"`) and [`run_rounds`] which picks the algorithm. The random
+//! routing matrices of Fig. 6 are [`crate::engine::rounds::random_matrix`]. SL \[46\], the fourth
+//! algorithm of Fig. 6, is not implemented.
+//!
+//! The paper's words for the shared template (§3): "Step 1: the link assumes the flow is going to
+//! be bottlenecked here and computes bottleneck rate b … Step 2: the link determines e, the
+//! lowest bottleneck rate that the flow gets from any other link … Step 3: x = min(b, e) …
+//! Step 4: the link updates its local state, and the control packet". Bounds: *Fair* converges
+//! within `4·N_1` rounds (Theorem 3), s-PERC within `6·N_2` (Theorem 4), n-PERC has no known
+//! bound. The rounds engine reports both flags on every run.
+//!
+//! # Where the paper is ambiguous or inconsistent, and what we chose
+//!
+//! 1. **Algorithm 2 line 4, "let e⁽ⁱ⁾ denote the ith largest rate".** The loop of lines 6–9
+//!    moves a flow to E while the fair rate exceeds its limit rate; walking from the largest
+//!    would stop at once (the flow itself is at ∞) and give `c/n` even when a flow is limited far
+//!    below it. §4.1 and Eq. (2) (`E_b = {f | e_f < b}`) describe the ascending walk, so we sort
+//!    ascending ("ith smallest"). The condition of line 6 is evaluated as `(c − SumE) > e·NumB`.
+//! 2. **Algorithm 6 line 13, "if t\[l\] = T then NumB' ← NumB' + 1".** Taken literally, a flow in E
+//!    first seen in a round never enters `NumB'` yet leaves it at line 29 if it stays in E, so
+//!    `NumB'` (and `NumB` after the sync of Algorithm 7) would be one short per such flow and
+//!    s-PERC* could not converge. The shadow counters must count the flows seen in this round,
+//!    so we increment `NumB'` unconditionally at line 13 (the `t[l] = T` test belongs to
+//!    line 11 only).
+//! 3. **Division by `NumB = 0`.** With drops (s-PERC*'s sync of Algorithm 7 can leave out a flow
+//!    whose packet was lost, and counters of s-PERC/n-PERC drift when a traversal is lost) `NumB`
+//!    can reach 0 or below while a flow still counts itself in B. Every algorithm divides by
+//!    `max(NumB, 1)`. Without drops `NumB ≥ 1` at line 9 always, so this changes nothing there.
+//! 4. **Lost control packets** (§7.1 "Handling dropped control packets"): the source "detects
+//!    dropped control packets using a timeout". The paper does not say what the next packet
+//!    carries; the host "does not modify the control packet" (§2 assumption 8), so it resends the
+//!    last packet it received (the per-link fields as they were before the lost traversal),
+//!    one round after sending the lost one.
+//! 5. **Round length at the links** (§7.1 "Estimating round"): links learn it from the `Tx_ctrl`
+//!    field. We give every link the engine's round (the exact maximum RTT), with a random phase
+//!    per link (Appendix C.3).
+//! 6. **Ignore-bit initial value.** Algorithm 4 line 2 says `i` is initially 1, §7.1 says a new
+//!    flow's packet is "initialized with i = 0", Table 9 shows 1 for real links and 0 for the
+//!    virtual link `l₀`. With `b = ∞` initially both mean "not limited here"; we use 1.
+//! 7. **Lookup-table layout** (§7.1, §8.1.2): only sizes are given; ours is described in
+//!    [`division`]. The prototype updates the link state from the exact comparison
+//!    `(c − SumE) < e·NumB` and only the propagated `b` goes through the table; in our
+//!    simulations that split does not settle (up to 40% error at 320 KB), so links classify with
+//!    the table's quotient too (≈1% error at 320 KB, matching §8.1.2's "within 10%").
+//! 8. **Exact comparisons in floating point.** `e < b` (Algorithm 3 line 13, 4 line 18) and
+//!    `b < MaxE` (Algorithm 4 line 16) compare rates that are often equal in exact arithmetic;
+//!    one ulp of difference made s-PERC cycle forever on 4 of 200 dense Fig. 6b matrices. Both
+//!    use a relative tie tolerance of [`division::TIE`] (1e-12).
+//! 9. **Not modeled** (they matter for data, not control packets): headroom, control-packet rate
+//!    limits, the virtual link `l₀` for short flows (§7.1).
+
+pub mod algorithms;
+pub mod division;
+
+pub use algorithms::{
+    AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,
+    StarLink,
+};
+pub use division::{Divider, LookupDivision};
+
+use crate::alloc::Problem;
+use crate::engine::rounds::{simulate, DelayModel, Departure, RoundsConfig, RoundsOutcome};
+use crate::error::Result;
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// Which link algorithm runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// *Fair* (Algorithm 2).
+    Fair,
+    /// n-PERC (Algorithm 3).
+    NPerc,
+    /// s-PERC (Algorithms 4–5).
+    #[default]
+    SPerc,
+    /// s-PERC* (Algorithms 6–7).
+    SPercStar,
+}
+
+impl Algorithm {
+    /// All four, in the order of the paper.
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Fair,
+        Algorithm::NPerc,
+        Algorithm::SPerc,
+        Algorithm::SPercStar,
+    ];
+
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Fair => "fair",
+            Algorithm::NPerc => "n_perc",
+            Algorithm::SPerc => "s_perc",
+            Algorithm::SPercStar => "s_perc_star",
+        }
+    }
+}
+
+fn d_max_rounds() -> u32 {
+    100
+}
+fn d_drop_rounds() -> f64 {
+    20.0
+}
+fn d_stable_rounds() -> u32 {
+    5
+}
+fn d_tolerance() -> f64 {
+    1e-6
+}
+
+/// The scenario's `[engine]` section for `kind = "rounds"`. Defaults are the paper's (§8.1).
+///
+/// ```toml
+/// [engine]
+/// kind = "rounds"
+/// algorithm = "s_perc"          # fair | n_perc | s_perc | s_perc_star
+/// # division_table = "320KB"    # approximate division (§8.1.2); default exact
+/// # max_rounds = 100            # §8.1.2 runs 100 RTTs
+/// # drop_probability = 0.01     # per link, during the first drop_rounds = 20 rounds
+/// # delay = { kind = "fixed_rtt", rtt = "10us" }
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundsSpec {
+    /// The link algorithm. Default s-PERC.
+    #[serde(default)]
+    pub algorithm: Algorithm,
+    /// Size of the division lookup table; none (default) divides exactly.
+    #[serde(default)]
+    pub division_table: Option<Bytes>,
+    /// Stop after this many rounds. Default 100 (§8.1.2).
+    #[serde(default = "d_max_rounds")]
+    pub max_rounds: u32,
+    /// Per-hop delays. Default: fixed RTT of 10 µs, random link visit times (one round = one
+    /// RTT, Fig. 6).
+    #[serde(default)]
+    pub delay: DelayModel,
+    /// Per-link control packet drop probability during the first `drop_rounds`. Default 0
+    /// (§8.1.2 uses 0.01 and 0.001).
+    #[serde(default)]
+    pub drop_probability: f64,
+    /// Length of the drop window, rounds. Default 20 (§8.1.2).
+    #[serde(default = "d_drop_rounds")]
+    pub drop_rounds: f64,
+    /// Stop early once all flows were correct this many rounds (0: run `max_rounds`). Default 5.
+    #[serde(default = "d_stable_rounds")]
+    pub stable_rounds: u32,
+    /// Relative tolerance of "converged" against the oracle. Default 1e-6.
+    #[serde(default = "d_tolerance")]
+    pub tolerance: f64,
+    /// Flows that send a FIN during the run.
+    #[serde(default)]
+    pub departures: Vec<Departure>,
+    /// Record every rate change at the sources.
+    #[serde(default)]
+    pub trace: bool,
+}
+
+impl Default for RoundsSpec {
+    fn default() -> Self {
+        RoundsSpec {
+            algorithm: Algorithm::default(),
+            division_table: None,
+            max_rounds: d_max_rounds(),
+            delay: DelayModel::default(),
+            drop_probability: 0.0,
+            drop_rounds: d_drop_rounds(),
+            stable_rounds: d_stable_rounds(),
+            tolerance: d_tolerance(),
+            departures: Vec::new(),
+            trace: false,
+        }
+    }
+}
+
+impl RoundsSpec {
+    /// The engine options, seeded with `seed`.
+    pub fn engine_config(&self, seed: u64) -> RoundsConfig {
+        RoundsConfig {
+            seed,
+            max_rounds: self.max_rounds,
+            delay: self.delay,
+            drop_probability: self.drop_probability,
+            drop_rounds: self.drop_rounds,
+            stable_rounds: self.stable_rounds,
+            tolerance: self.tolerance,
+            departures: self.departures.clone(),
+            trace: self.trace,
+        }
+    }
+
+    /// Checks every option for a problem of `n_flows` flows; errors name the field
+    /// (`engine.drop_probability`, `engine.division_table`, …).
+    pub fn validate(&self, n_flows: usize) -> Result<()> {
+        self.engine_config(0).validate(n_flows)?;
+        Divider::new(self.division_table.map(|b| b.0))?;
+        Ok(())
+    }
+}
+
+/// Runs the configured algorithm on `p` in the rounds engine.
+pub fn run_rounds(p: &Problem, spec: &RoundsSpec, seed: u64) -> Result<RoundsOutcome> {
+    spec.validate(p.num_flows())?;
+    let cfg = spec.engine_config(seed);
+    let div = Divider::new(spec.division_table.map(|b| b.0))?;
+    match spec.algorithm {
+        Algorithm::Fair => simulate(p, &Fair { div }, &cfg),
+        Algorithm::NPerc => simulate(p, &NPerc { div }, &cfg),
+        Algorithm::SPerc => simulate(p, &SPerc { div }, &cfg),
+        Algorithm::SPercStar => simulate(p, &SPercStar { div }, &cfg),
+    }
+}
+
+#[cfg(test)]
+mod tests;
