@@ -246,9 +246,13 @@ def _row(task: Task, runs: Path, status: str, message: str | None) -> dict[str, 
     for _, _, label in SIZE_BINS:
         for q in ("p50", "p99"):
             row[f"{q}_{label}"] = by_size.get(label, {}).get(q)
+    row["jain_vs_maxmin"] = (s.get("fairness") or {}).get("jain_vs_maxmin") if s else None
     row["wall_seconds"] = s["wall_seconds"] if s else None
     row["events_per_second"] = s["events_per_second"] if s else None
     row["complete"] = s["complete"] if s else None
+    # Rounds-engine runs: convergence rounds, N1/N2/N∞ and the bound checks.
+    for k, v in ((s or {}).get("rounds") or {}).items():
+        row[f"rounds_{k}"] = v
     return row
 
 
