@@ -227,6 +227,22 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
     )
 
 
+@cli.command("schema")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), default=None, help="Write to this file."
+)
+def schema_cmd(output: Path | None) -> None:
+    """Print the scenario JSON Schema (generated from the Rust definition)."""
+    from fairnet import _core
+
+    text = _core.scenario_json_schema() + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {output}")
+
+
 @cli.command("compare")
 @click.argument("runs", nargs=-1, type=click.Path(path_type=Path))
 @click.option(

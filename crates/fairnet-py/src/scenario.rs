@@ -147,10 +147,17 @@ fn resolve_scenario(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&s).map_err(value_error)
 }
 
+/// The scenario's JSON Schema (generated from the Rust definition), as JSON text.
+#[pyfunction]
+fn scenario_json_schema() -> PyResult<String> {
+    serde_json::to_string_pretty(&scenario::json_schema()).map_err(value_error)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunProgress>()?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     Ok(())
 }

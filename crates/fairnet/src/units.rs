@@ -242,7 +242,22 @@ impl fmt::Display for Rate {
 /// Units serialize as their human string and deserialize from either that string or a plain
 /// number in the base unit (picoseconds, bytes, bits per second).
 macro_rules! serde_unit {
-    ($t:ty, $what:literal) => {
+    ($t:ty, $what:literal, $name:literal, $pattern:literal, $example:literal, $base:literal) => {
+        // The JSON Schema (`fairnet schema`): the human string, or a number in the base unit.
+        impl schemars::JsonSchema for $t {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "description": concat!($what, " (", $base, " when a number)"),
+                    "oneOf": [
+                        {"type": "string", "pattern": $pattern, "examples": [$example]},
+                        {"type": "number", "minimum": 0}
+                    ]
+                })
+            }
+        }
         impl Serialize for $t {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(&self.to_string())
@@ -297,11 +312,29 @@ impl Rate {
     }
 }
 
-serde_unit!(Time, "a duration such as \"1us\" or integer picoseconds");
-serde_unit!(Bytes, "a size such as \"32MB\" or integer bytes");
+serde_unit!(
+    Time,
+    "a duration such as \"1us\" or integer picoseconds",
+    "Duration",
+    "^[0-9.eE+-]+ *(ps|ns|us|µs|ms|s)$",
+    "1us",
+    "picoseconds"
+);
+serde_unit!(
+    Bytes,
+    "a size such as \"32MB\" or integer bytes",
+    "Size",
+    "^[0-9.eE+-]+ *(B|KB|kB|MB|GB|KiB|MiB|GiB)$",
+    "32MB",
+    "bytes"
+);
 serde_unit!(
     Rate,
-    "a rate such as \"100Gbps\" or integer bits per second"
+    "a rate such as \"100Gbps\" or integer bits per second",
+    "Rate",
+    "^[0-9.eE+-]+ *(bps|Kbps|kbps|Mbps|Gbps|Tbps|Bps|KBps|MBps|GBps)$",
+    "100Gbps",
+    "bits per second"
 );
 
 #[cfg(test)]

@@ -63,6 +63,21 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Fraction(pub f64);
 
+impl schemars::JsonSchema for Fraction {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Fraction".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "a fraction in (0, 1], as a number or a percentage string",
+            "oneOf": [
+                {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                {"type": "string", "pattern": "^[0-9.]+ *%$", "examples": ["40%"]}
+            ]
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Fraction {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V;
@@ -104,7 +119,7 @@ impl<'de> Deserialize<'de> for Fraction {
 }
 
 /// The flows of a scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum WorkloadSpec {
     /// Poisson arrivals offering `load` of the hosts' access capacity, sizes from a CDF file.
@@ -148,7 +163,9 @@ pub enum WorkloadSpec {
 }
 
 /// Formats of [`WorkloadSpec::FlowFile`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FlowFileFormat {
     /// `N`, then `src dst pg dport size start_seconds` per line.
@@ -157,7 +174,7 @@ pub enum FlowFileFormat {
 }
 
 /// How flows get their weights.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum WeightSpec {
     /// Every flow has weight `value` (default 1).
@@ -183,7 +200,7 @@ pub enum WeightSpec {
 // Built once per run: the packet engine's config (with its per-transport tables) being a few
 // hundred bytes larger than the flow engine's costs nothing.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineSpec {
     /// The flow-level (fluid) engine ([`FlowSimConfig`] fields).
@@ -195,7 +212,7 @@ pub enum EngineSpec {
 }
 
 /// A whole scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// A name for reports. Default "scenario".
@@ -394,6 +411,18 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// The JSON Schema of a scenario (draft 2020-12), generated from the same serde definition
+/// the parser uses: every section, field, unit and default. `fairnet schema` prints it;
+/// `docs/scenario.schema.json` is a copy kept in sync by a test.
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(Scenario);
+    schema.insert(
+        "title".into(),
+        serde_json::Value::String("fairnet scenario".into()),
+    );
+    schema.to_value()
 }
 
 /// Re-roots a builder's error at the scenario section it came from: the builder names its own

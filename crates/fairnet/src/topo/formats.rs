@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The on-disk formats a topology can be read from or written to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FileFormat {
     /// The HPCC ns-3 fork's `topology.txt` ([`read_hpcc_topology`]).
@@ -300,7 +300,7 @@ pub fn write_hpcc_topology(t: &Topology) -> String {
 }
 
 /// One node of a [`TopologyFile`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeEntry {
     /// Unique, non-empty name; links refer to nodes by it.
@@ -318,7 +318,7 @@ fn is_true(b: &bool) -> bool {
 }
 
 /// One link (or duplex cable) of a [`TopologyFile`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkEntry {
     /// Name of the transmitting node.
@@ -356,7 +356,7 @@ pub struct LinkEntry {
 /// buffer = "32MB"      # optional
 /// duplex = true        # optional, default true
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologyFile {
     /// Nodes; their order gives the node ids.

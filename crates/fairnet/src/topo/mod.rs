@@ -39,7 +39,7 @@ pub use routing::{ecmp_hash, explicit_path, PathSelector, Routing};
 pub use spec::TopologySpec;
 
 /// Whether a node is a traffic endpoint or a forwarding element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeKind {
     /// An end host: sources and sinks traffic, never forwards it.
@@ -73,7 +73,7 @@ pub struct Link {
 }
 
 /// The physical parameters of a link, as given to [`Topology::add_link`] and the builders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// Line rate; must be positive.

@@ -40,7 +40,7 @@ fn one() -> u32 {
 ///
 /// Tagged by `kind` (`"fat_tree"`, `"leaf_spine"`, `"dumbbell"`, `"parking_lot"`, `"star"`,
 /// `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologySpec {
     /// A k-ary fat-tree ([`fat_tree`]).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Engines index flows by their position in the list (`FlowId(i)`); `tag` is free for the
 /// generator (e.g. a job or coflow number) and is copied to the records.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowSpec {
     /// Sending host.
     pub src: NodeId,

@@ -43,7 +43,7 @@ impl FluidFlow {
 }
 
 /// A weight change at a point in time (Söze §5.1 policies, Fig. 17's schedule).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WeightChange {
     /// When.
     pub time: Time,
@@ -71,7 +71,9 @@ pub trait WeightPolicy {
 }
 
 /// Which allocator updates the rates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocatorKind {
     /// [`IncrementalAllocator::update`]: only links whose levels move.
@@ -82,7 +84,7 @@ pub enum AllocatorKind {
 }
 
 /// Parameters of the fluid engine.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlowSimConfig {
     /// Delay between a flow's start and its first byte (e.g. a handshake). Default 0.

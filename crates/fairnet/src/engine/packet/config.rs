@@ -37,7 +37,9 @@ pub const DEFAULT_MTU: Bytes = Bytes(1000);
 pub const DEFAULT_HEADER: Bytes = Bytes(48);
 
 /// Which transport every flow uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TransportKind {
     /// Reliable sender with [`super::dctcp::Dctcp`].
@@ -65,7 +67,9 @@ pub enum TransportKind {
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RoutingMode {
     /// Per-flow ECMP hash (data and ACKs of a flow hash independently).
@@ -94,7 +98,9 @@ impl RoutingMode {
 }
 
 /// What a port reports as its queueing delay (the per-hop value folded into `max_qdelay`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum QdelaySignal {
     /// The packet's own sojourn time in the queue (dequeue time − enqueue time; the Tofino's
@@ -109,7 +115,7 @@ pub enum QdelaySignal {
 }
 
 /// Parameters of the reliable transport and its congestion control.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
     /// Initial window in packets (default 10, RFC 6928).
@@ -152,7 +158,7 @@ impl Default for TcpConfig {
 }
 
 /// Configuration of a packet-level run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PacketConfig {
     /// Payload bytes per full packet (the MSS).

@@ -30,7 +30,7 @@ use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// DCQCN's parameters (`[dcqcn]` table of the packet config).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DcqcnConfig {
     /// `α` gain `g` (default 1/256).

@@ -19,7 +19,7 @@ use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
 /// Parameters (`[delay_aimd]` table of the packet config).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DelayAimdConfig {
     /// Queueing delay above which the window is cut (default 20 µs, Söze §5.3.1).

@@ -37,7 +37,7 @@ use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// HPCC's parameters (`[hpcc]` table of the packet config).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HpccConfig {
     /// Target utilization `η` (default 0.95).

@@ -86,7 +86,9 @@ impl PortAgent for AgentImpl {
 }
 
 /// Which built-in agent every switch port runs (`port_agent = "int"`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PortAgentConfig {
     /// No agent.

@@ -121,7 +121,7 @@ impl Qdisc for DropTail {
 }
 
 /// The marking threshold `K` of [`EcnStep`], in bytes or in packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnThreshold {
     /// Mark when at least this many bytes are queued.
@@ -269,7 +269,7 @@ impl Qdisc for QdiscImpl {
 /// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
 /// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QdiscConfig {
     /// [`DropTail`].

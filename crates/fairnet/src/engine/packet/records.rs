@@ -5,7 +5,7 @@ use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
 /// One flow's outcome.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FlowRecord {
     /// Index in the flow list.
     pub flow: FlowId,
@@ -34,7 +34,7 @@ pub struct FlowRecord {
 }
 
 /// One directed link's counters.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinkRecord {
     /// The link.
     pub link: LinkId,
@@ -59,7 +59,9 @@ pub struct LinkRecord {
 
 /// Wire bytes of every packet injected by a host, by fate. A run fails unless
 /// `sent == delivered + dropped + in_flight`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Conservation {
     /// Injected by hosts (data, ACKs, control).
     pub sent: u64,
@@ -80,7 +82,7 @@ impl Conservation {
 }
 
 /// The outcome of a (partial or complete) run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PacketResults {
     /// Simulated time reached.
     pub now: Time,

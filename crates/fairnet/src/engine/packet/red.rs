@@ -36,7 +36,7 @@ use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// One row of the threshold table: the RED parameters of links of line rate `rate`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedThreshold {
     /// The line rate this row applies to (exact match).
@@ -61,7 +61,7 @@ fn default_true() -> bool {
 }
 
 /// Configuration of [`Red`] (`qdisc = { kind = "red", thresholds = [...] }`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedConfig {
     /// Per-line-rate thresholds; every rate in the topology needs a row.

@@ -28,7 +28,9 @@ use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
 /// How an arriving packet picks its queue.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Classifier {
     /// The packet's priority class (clamped to the last queue).

@@ -20,7 +20,7 @@ fn default_capacity() -> Rate {
 }
 
 /// Shape of a random routing matrix (scenario section `[matrix]`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RandomMatrix {
     /// `M`, the number of links.

@@ -99,7 +99,7 @@ pub trait LinkAlgorithm {
 }
 
 /// How long control packets spend between links (see the [module docs](self)).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DelayModel {
     /// Every control packet's RTT is `rtt`; link visits at uniformly random points inside it.
@@ -128,7 +128,7 @@ impl Default for DelayModel {
 }
 
 /// A flow leaving: its first control packet sent at or after `round` carries a FIN.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Departure {
     /// The flow index.

@@ -16,7 +16,9 @@ pub const DEFAULT_M: f64 = 0.25;
 pub const DEFAULT_MIN_RATE: Rate = Rate(100_000_000);
 
 /// When Algorithm 1 runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SozeUpdate {
     /// On every ACK (§3.3 "Conduct rate update in per-packet manner"; `Δt = RTT/CWND`).
@@ -27,7 +29,9 @@ pub enum SozeUpdate {
 }
 
 /// How the rate is enforced (§3.3 "Host control with the INT signal").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SozeControl {
     /// Rate-based: packets are paced at the rate, no window (the eRPC implementation, §4).
@@ -39,7 +43,7 @@ pub enum SozeControl {
 }
 
 /// Söze's sender parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SozeConfig {
     /// Queueing-delay scaling `p` of the target function (Eq. 6); default 20 µs (§4).

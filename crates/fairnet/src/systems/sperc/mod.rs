@@ -82,7 +82,9 @@ use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
 /// Which link algorithm runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
     /// *Fair* (Algorithm 2).
@@ -140,7 +142,7 @@ fn d_tolerance() -> f64 {
 /// # drop_probability = 0.01     # per link, during the first drop_rounds = 20 rounds
 /// # delay = { kind = "fixed_rtt", rtt = "10us" }
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoundsSpec {
     /// The link algorithm. Default s-PERC.
