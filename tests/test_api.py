@@ -81,6 +81,12 @@ def test_fairness_against_the_max_min_reference() -> None:
     assert p["flows"] == 16
     assert 0.5 < p["jain_vs_maxmin"] < 1.0
     assert p["throughput_over_maxmin"]["median"] < 1.0
+    # Per-link counters: a k = 4 fat-tree has 96 directed links; each host's uplink carried
+    # its one flow (1 MB + headers), none above capacity.
+    links = packet.summary["links"]
+    assert links["links"] == 96 and links["links_used"] > 16
+    assert 0 < links["utilization_mean"] <= links["utilization_max"] <= 1.0
+    assert flow.summary["links"] is None
     # The reference is the same flows' max-min FCTs, whatever the engine.
     assert packet.flows["maxmin_fct_s"].to_numpy() == pytest.approx(
         flow.flows["maxmin_fct_s"].to_numpy(), rel=0.06

@@ -11,6 +11,8 @@ Output directory layout:
   throughput against the max-min reference, run time, events/s, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
   ``warnings``,
+- ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
+  utilization, drops, ECN marks, largest and mean queue,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``): every active
   flow's rate at each sample time (``time_s``, ``flow``, ``rate_bps``),
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
@@ -292,6 +294,8 @@ class Results:
     #: Rate samples (``time_s``, ``flow``, ``rate_bps``), empty unless the scenario records
     #: them (flow engine: ``engine.rate_interval``).
     rates_arrow: pa.Table | None = None
+    #: Per-link counters of a packet-level run (utilization, drops, marks, queues).
+    links_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
@@ -327,6 +331,8 @@ class Results:
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
         if self.rates_arrow is not None and self.rates_arrow.num_rows:
             pq.write_table(self.rates_arrow, outdir / "rates.parquet")
+        if self.links_arrow is not None and self.links_arrow.num_rows:
+            pq.write_table(self.links_arrow, outdir / "links.parquet")
         png = None
         if self.summary["finished"]:
             png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
@@ -427,15 +433,37 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
             "rate_bps": rates["rate_bps"],
         }
     )
+    links = out.pop("links")
+    links_table = pa.table(links)
     summary = _summary(cols, out)
     summary["interrupted"] = interrupted
+    summary["links"] = _links_summary(links)
     return Results(
         flows_arrow=table,
         summary=summary,
         scenario=resolved,
         exact=exact,
         rates_arrow=rates_table,
+        links_arrow=links_table,
     )
+
+
+def _links_summary(links: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """Utilization (mean transmitted rate over capacity) of the links that carried traffic,
+    drops and marks; None for engines without links."""
+    if not len(links["link"]):
+        return None
+    used = links["tx_bytes"] > 0
+    u = links["utilization"][used]
+    return {
+        "links": int(len(links["link"])),
+        "links_used": int(used.sum()),
+        "utilization_mean": float(u.mean()) if len(u) else 0.0,
+        "utilization_max": float(u.max()) if len(u) else 0.0,
+        "drops": int(links["drops"].sum()),
+        "marks": int(links["marks"].sum()),
+        "max_queue_bytes": int(links["max_queue_bytes"].max()),
+    }
 
 
 def _flow_count(doc: Mapping[str, Any]) -> int | None:

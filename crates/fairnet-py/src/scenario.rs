@@ -112,6 +112,27 @@ fn run_scenario<'py>(
             .into_pyarray(py),
     )?;
     d.set_item("rates", rates)?;
+    let links = PyDict::new(py);
+    let l = &out.links;
+    let col_u = |f: &dyn Fn(&scenario::LinkRow) -> i64| l.iter().map(f).collect::<Vec<i64>>();
+    let col_x = |f: &dyn Fn(&scenario::LinkRow) -> f64| l.iter().map(f).collect::<Vec<f64>>();
+    links.set_item("link", col_u(&|r| r.link.0 as i64).into_pyarray(py))?;
+    links.set_item("src", col_u(&|r| r.src.0 as i64).into_pyarray(py))?;
+    links.set_item("dst", col_u(&|r| r.dst.0 as i64).into_pyarray(py))?;
+    links.set_item("capacity_bps", col_x(&|r| r.capacity_bps).into_pyarray(py))?;
+    links.set_item("tx_bytes", col_u(&|r| r.tx_bytes as i64).into_pyarray(py))?;
+    links.set_item("utilization", col_x(&|r| r.utilization).into_pyarray(py))?;
+    links.set_item("drops", col_u(&|r| r.drops as i64).into_pyarray(py))?;
+    links.set_item("marks", col_u(&|r| r.marks as i64).into_pyarray(py))?;
+    links.set_item(
+        "max_queue_bytes",
+        col_u(&|r| r.max_queue_bytes as i64).into_pyarray(py),
+    )?;
+    links.set_item(
+        "mean_queue_bytes",
+        col_x(&|r| r.mean_queue_bytes).into_pyarray(py),
+    )?;
+    d.set_item("links", links)?;
     // Rounds engine only: final and oracle rates (NaN for the other engines).
     let col_f = |f: &dyn Fn(&scenario::RunRow) -> Option<f64>| {
         out.rows

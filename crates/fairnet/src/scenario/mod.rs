@@ -41,7 +41,9 @@
 
 mod run;
 
-pub use run::{maxmin_reference, run, run_built, run_matrix, run_with_progress, RunOutput, RunRow};
+pub use run::{
+    maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, RunOutput, RunRow,
+};
 
 use crate::engine::flow::FlowSimConfig;
 use crate::engine::packet::PacketConfig;

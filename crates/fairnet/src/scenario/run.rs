@@ -46,6 +46,31 @@ pub struct RunRow {
     pub oracle_rate: Option<f64>,
 }
 
+/// One link's counters over a packet-level run (the `links.parquet` table).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRow {
+    /// The link.
+    pub link: LinkId,
+    /// Its source node.
+    pub src: NodeId,
+    /// Its destination node.
+    pub dst: NodeId,
+    /// Capacity, bit/s.
+    pub capacity_bps: f64,
+    /// Bytes transmitted (headers included).
+    pub tx_bytes: u64,
+    /// Mean transmitted rate over the run divided by the capacity.
+    pub utilization: f64,
+    /// Packets dropped.
+    pub drops: u64,
+    /// Packets marked CE.
+    pub marks: u64,
+    /// Largest queue seen, bytes.
+    pub max_queue_bytes: u64,
+    /// Time-averaged queue, bytes.
+    pub mean_queue_bytes: f64,
+}
+
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOutput {
@@ -72,6 +97,8 @@ pub struct RunOutput {
     /// Rate samples of the active flows, if the engine was asked to record them (flow engine:
     /// `engine.rate_interval`).
     pub rates: Vec<RateSample>,
+    /// Per-link counters (packet engine; empty for the others).
+    pub links: Vec<LinkRow>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -144,6 +171,7 @@ pub fn run_with_progress(
                 counters: vec![("rate_updates", r.rate_updates as f64)],
                 maxmin_end,
                 rates: r.rates,
+                links: Vec::new(),
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -184,6 +212,35 @@ pub fn run_with_progress(
                 }
                 _ => vec![None; flows.len()],
             };
+            let secs = r.now.as_secs_f64();
+            let links = r
+                .links
+                .iter()
+                .map(|l| {
+                    let spec = topo.link(l.link);
+                    let cap = spec.capacity.bps();
+                    LinkRow {
+                        link: l.link,
+                        src: spec.src,
+                        dst: spec.dst,
+                        capacity_bps: cap,
+                        tx_bytes: l.tx_bytes,
+                        utilization: if secs > 0.0 {
+                            l.tx_bytes as f64 * 8.0 / secs / cap
+                        } else {
+                            0.0
+                        },
+                        drops: l.drops,
+                        marks: l.marks,
+                        max_queue_bytes: l.max_queue_bytes,
+                        mean_queue_bytes: if r.now.0 > 0 {
+                            l.queue_integral as f64 / r.now.0 as f64
+                        } else {
+                            0.0
+                        },
+                    }
+                })
+                .collect();
             let drops: u64 = r.links.iter().map(|l| l.drops).sum();
             let marks: u64 = r.links.iter().map(|l| l.marks).sum();
             let retx: u64 = r.flows.iter().map(|f| f.bytes_retransmitted).sum();
@@ -202,6 +259,7 @@ pub fn run_with_progress(
                 ],
                 maxmin_end,
                 rates: Vec::new(),
+                links,
             })
         }
     }
@@ -298,6 +356,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         ],
         maxmin_end: vec![None; o.rates.len()],
         rates: Vec::new(),
+        links: Vec::new(),
     }
 }
 
