@@ -11,11 +11,13 @@
 //! - [`multi_connection`]: the "Multi-Conn" comparison of §5.3.2 / Fig. 18(c), a flow of weight
 //!   `w` replaced by `round(w)` unit-weight connections.
 //!
+//! - [`apps`]: §5.1's application cases (Figs. 6, 9, 10) on the flow-level engine.
 //! - [`policy`]: §5.1's weight policies (job-level sum-preserving reallocation over critical-path
 //!   weights), as [`crate::engine::flow::WeightPolicy`]s for the flow-level engine.
 //!
 //! Where we differ from the paper and what we measured: `docs/systems/soze.md`.
 
+pub mod apps;
 pub mod config;
 pub mod policy;
 pub mod sender;
