@@ -8,8 +8,12 @@ Output directory layout:
   flow-level engine on the same flows and paths),
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, run time, events/s, completeness,
-- ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``): every active
-  flow's rate at each sample time (``time_s``, ``flow``, ``rate_bps``),
+- ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
+  ``engine.record``): every active flow's rate at each sample time (``time_s``, ``flow``,
+  ``rate_bps``: the flow engine's allocated rate, the packet engine's wire throughput over the
+  interval; packet engine also ``send_rate_bps``: the congestion control's sending rate),
+- ``queues.parquet`` — packet engine with ``engine.record.queues``: ``time_s``, ``link``,
+  ``queue_bytes``, ``qdelay_s`` (the queue over the link's line rate),
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
@@ -255,6 +259,9 @@ class Results:
     #: Rate samples (``time_s``, ``flow``, ``rate_bps``), empty unless the scenario records
     #: them (flow engine: ``engine.rate_interval``).
     rates_arrow: pa.Table | None = None
+    #: Queue samples (``time_s``, ``link``, ``queue_bytes``, ``qdelay_s``), empty unless the
+    #: scenario records them (packet engine: ``engine.record.queues``).
+    queues_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
@@ -267,6 +274,15 @@ class Results:
         if self.rates_arrow is None or not self.rates_arrow.num_rows:
             return None
         return pl.from_arrow(self.rates_arrow)  # type: ignore[return-value]
+
+    @property
+    def queues(self) -> pl.DataFrame | None:
+        """The queue samples as a polars DataFrame, or None if none were recorded."""
+        import polars as pl
+
+        if self.queues_arrow is None or not self.queues_arrow.num_rows:
+            return None
+        return pl.from_arrow(self.queues_arrow)  # type: ignore[return-value]
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -290,6 +306,8 @@ class Results:
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
         if self.rates_arrow is not None and self.rates_arrow.num_rows:
             pq.write_table(self.rates_arrow, outdir / "rates.parquet")
+        if self.queues_arrow is not None and self.queues_arrow.num_rows:
+            pq.write_table(self.queues_arrow, outdir / "queues.parquet")
         png = None
         if self.summary["finished"]:
             png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
@@ -368,11 +386,22 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
     rates = out.pop("rates")
-    rates_table = pa.table(
+    rate_cols: dict[str, Any] = {
+        "time_s": rates["time_ps"] / 1e12,
+        "flow": rates["flow"],
+        "rate_bps": rates["rate_bps"],
+    }
+    if "send_rate_bps" in rates:
+        send = rates["send_rate_bps"]
+        rate_cols["send_rate_bps"] = pa.array(send, mask=np.isnan(send))
+    rates_table = pa.table(rate_cols)
+    queues = out.pop("queues")
+    queues_table = pa.table(
         {
-            "time_s": rates["time_ps"] / 1e12,
-            "flow": rates["flow"],
-            "rate_bps": rates["rate_bps"],
+            "time_s": queues["time_ps"] / 1e12,
+            "link": queues["link"],
+            "queue_bytes": queues["bytes"],
+            "qdelay_s": queues["delay_ps"] / 1e12,
         }
     )
     summary = _summary(cols, out)
@@ -383,6 +412,7 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
         scenario=resolved,
         exact=exact,
         rates_arrow=rates_table,
+        queues_arrow=queues_table,
     )
 
 
