@@ -654,7 +654,13 @@ impl PacketSim {
                         break;
                     }
                 }
-                _ => break,
+                Some(_) => {
+                    // Stopped by the horizon: nothing happens before it, so the samples up to
+                    // it are known.
+                    self.sample_before(max_time.0.saturating_add(1));
+                    return self.results();
+                }
+                None => break,
             }
         }
         self.sample_before(self.events.now().0.saturating_add(1));

@@ -1147,7 +1147,8 @@ fn scheduled_weight_changes_land_at_their_time() {
         assert!(n > 100 && n < l.acks.len(), "{n} of {} ACKs", l.acks.len());
         assert!(l.acks[..n].iter().all(|&t| t <= Time::from_us(50)));
         assert!(l.acks[n..].iter().all(|&t| t >= Time::from_us(50)));
-        assert!(l.acks[n - 1] > Time::from_us(49));
+        // The window (20 packets) is sent in bursts, one per RTT (~6.3 µs).
+        assert!(l.acks[n - 1] > Time::from_us(43));
     }
     assert!(sim
         .schedule_weight(Time::from_us(10), FlowId(0), 2.0)
