@@ -19,7 +19,7 @@ FAIRNET = [sys.executable, "-m", "fairnet.cli"]
 def test_list_names_every_entry() -> None:
     r = subprocess.run([*FAIRNET, "paper", "list"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    for name in ("soze-fig2", "soze-fig14", "soze-fig17", "soze-fig19", "sperc-fig2"):
+    for name in ("soze-fig2", "soze-fig14", "soze-fig17", "soze-fig18", "soze-fig19", "sperc-fig2"):
         assert name in r.stdout
     for e in REGISTRY.values():
         assert e.title and e.paper and e.figure and set(e.scales) == {"smoke", "full"}
@@ -108,3 +108,22 @@ def test_soze_fig14_smoke_soze_tracks_every_step_more_accurately_than_hpcc(
     crowded = [r for r in rows if r["active"] >= 3]
     assert all(r["HPCC_max_error"] > r["Söze_max_error"] for r in crowded)
     assert (tmp_path / "soze-fig14.png").exists()
+
+
+def test_soze_fig18_smoke_resolves_fine_weights_and_connection_counts(tmp_path: Path) -> None:
+    # Söze Fig. 18(b): flow 0's weight 1.005 ... 1.08 vs flow 1's 1 → flow 0 ahead by
+    # 0.25 ... 3.85 Gb/s; every step within 0.5% (of the smaller rate) and flow 0 always ahead.
+    # (c): k connections vs 1 → k/(k+1) of 100 Gb/s within 1%; (d) HPCC less accurate.
+    console = Console(record=True, width=132)
+    rows = get("soze-fig18").run("smoke", tmp_path, console).rows
+    b = [r for r in rows if r["panel"] == "b"]
+    c = [r for r in rows if r["panel"] == "c"]
+    d = [r for r in rows if r["panel"] == "d"]
+    assert len(b) == 5 and len(c) == 4 and len(d) == 4
+    for r in b:
+        assert r["error"] < 0.005, r
+        assert r["ours_gbps"][0] > r["ours_gbps"][1], r
+    for r in c:
+        assert r["error"] < 0.01, r
+    assert max(r["error"] for r in d) > max(r["error"] for r in c)
+    assert (tmp_path / "soze-fig18.png").exists()

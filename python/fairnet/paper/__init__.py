@@ -13,12 +13,13 @@ from fairnet.paper.entry import SCALES, Entry, PaperResult
 from fairnet.paper.soze_fig2 import ENTRY as SOZE_FIG2
 from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
 from fairnet.paper.soze_fig17 import ENTRY as SOZE_FIG17
+from fairnet.paper.soze_fig18 import ENTRY as SOZE_FIG18
 from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
 
 #: Every reproduction, by name.
 REGISTRY: dict[str, Entry] = {
-    e.name: e for e in (SOZE_FIG2, SOZE_FIG14, SOZE_FIG17, SOZE_FIG19, SPERC_FIG2)
+    e.name: e for e in (SOZE_FIG2, SOZE_FIG14, SOZE_FIG17, SOZE_FIG18, SOZE_FIG19, SPERC_FIG2)
 }
 
 
