@@ -152,7 +152,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         axes[0].plot(tb, rb[:, f], color=f"C{f}", lw=1.0, label=f"flow {f}")
         for a, e, want in b_steps:
             axes[0].plot([a * 1e3, e * 1e3], [want[f] / 1e9] * 2, "--", color=f"C{f}", lw=0.9)
-    axes[0].set_title("(b) Söze, flow 0's weight +5‰, +10‰, ...")
+    axes[0].set_title("(b) Söze, flow 0: weight 1.005, 1.01, ...")
     for ax, panel, name in ((axes[1], "c", "Söze"), (axes[2], "d", "HPCC")):
         s = cd[panel]
         n = len(s.times) // k * k
@@ -163,7 +163,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             ax.plot(tt, agg[:, f], color=f"C{f}", lw=1.0, label=f"flow {f}")
             for a, e, _, want in cd_rates[panel]:
                 ax.plot([a * 1e3, e * 1e3], [want[f] / 1e9] * 2, "--", color=f"C{f}", lw=0.9)
-        ax.set_title(f"({panel}) {name}, one more connection for flow 0 per step")
+        ax.set_title(f"({panel}) {name}, flow 0: +1 connection per step")
     for ax in axes:
         ax.set_xlabel("time (ms)")
         ax.set_ylabel("throughput (Gb/s)")
