@@ -57,7 +57,7 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
 
 def test_unknown_entry_and_scale() -> None:
     with pytest.raises(
-        InputError, match="no entry 'nope'; known: soze-fig14, soze-fig17, soze-fig19"
+        InputError, match="no entry 'nope'; known: soze-fig14, soze-fig17, soze-fig18, soze-fig19"
     ):
         get("nope")
     with pytest.raises(InputError, match="--scale"):
