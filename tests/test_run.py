@@ -198,3 +198,17 @@ def test_bad_weight_change_names_the_entry() -> None:
     doc = _two_flows_packet({"interval": 0})
     with pytest.raises(ValueError, match=r"record\.interval"):
         fairnet.run(doc)
+
+
+def test_soze_fig17_scenario_file_runs_with_its_weight_schedule() -> None:
+    # scenarios/soze_fig17.toml, cut to 300 µs: six flows sampled every 10 µs (30 samples
+    # each), Söze's pacing rate in every sample, both congested ports (links 0 and 2) queued.
+    import fairnet
+
+    r = fairnet.run(REPO / "scenarios" / "soze_fig17.toml", overrides={"stop_at": "300us"})
+    rates = r.rates
+    assert rates is not None and rates.height == 6 * 30
+    assert rates["send_rate_bps"].null_count() == 0
+    queues = r.queues
+    assert queues is not None and {0, 2} <= set(queues["link"].to_list())
+    assert r.scenario["weight_changes"][3] == {"at": "40ms", "flow": 0, "weight": 5.0}
