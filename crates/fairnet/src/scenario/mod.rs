@@ -295,6 +295,22 @@ pub fn from_value(value: serde_json::Value) -> Result<Scenario> {
                 Err(e) => e.inner().to_string() != msg || e.path().to_string() != path,
             };
             if changed {
+                if let (Some(serde_json::Value::Array(items)), true) =
+                    (section.get(key), path == "workload" && key == "flows")
+                {
+                    // An inline flow list: name the entry and its field.
+                    for (i, item) in items.iter().enumerate() {
+                        if let Err(e) = serde_path_to_error::deserialize::<_, InlineFlow>(item) {
+                            let field = e.path().to_string();
+                            let at = if field == "." {
+                                format!("workload.flows[{i}]")
+                            } else {
+                                format!("workload.flows[{i}].{field}")
+                            };
+                            return Err(Error::invalid(at, e.inner().to_string()));
+                        }
+                    }
+                }
                 return Err(Error::invalid(format!("{path}.{key}"), msg));
             }
         }

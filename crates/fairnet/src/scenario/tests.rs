@@ -356,7 +356,17 @@ fn inline_flows_and_weight_changes_parse_and_name_their_entry() {
         err(&bad)
     );
     let bad = FIG17.replace("size = \"100MB\", start", "size = \"big\", start");
-    assert!(err(&bad).starts_with("workload"), "{}", err(&bad));
+    assert!(
+        err(&bad).starts_with("workload.flows[5].size: expected a size"),
+        "{}",
+        err(&bad)
+    );
+    let bad = FIG17.replace("tag = 4 }", "tag = 4, colour = 2 }");
+    assert!(
+        err(&bad).starts_with("workload.flows[4].colour: unknown field `colour`"),
+        "{}",
+        err(&bad)
+    );
     let bad = FIG17.replace("weight = 2, tag", "weight = 0, tag");
     let e = from_toml(&bad).unwrap().build(Path::new(".")).unwrap_err();
     assert!(
