@@ -80,8 +80,11 @@ class Series:
     ) -> float:
         """Time after ``t0`` until every flow with a positive oracle rate stays within ``tol``
         of it (means over ``window`` samples, i.e. 20 µs) up to ``t1``; ``inf`` if it never
-        gets there, 0 if it is never off."""
+        gets there, 0 if it is never off, ``nan`` if the phase holds fewer than ``window``
+        samples."""
         sel = np.nonzero((self.times > t0 + 1e-12) & (self.times <= t1 + 1e-12))[0]
+        if len(sel) < window:
+            return math.nan  # a phase too short to judge
         active = want > 0
         last_bad = t0
         for j in range(len(sel) - window + 1):
