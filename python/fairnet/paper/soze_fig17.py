@@ -14,10 +14,11 @@ RTTs". Fig. 17(c): WRR at the switches with a queueing-delay AIMD at the hosts (
 below 20 µs, −20% above) keeps rates "maintained correctly around the weighted max-min fair
 allocation", with "link utilization ... lower than with Söze".
 
-Ours: Söze with the weight schedule in one run; WRR + delay AIMD (``transport =
-"delay_aimd"``, ``qdisc = { kind = "wrr" }``, one queue per flow, flow 1's weighted w) as one run
-per weight, since the engine's WRR weights are fixed for a run. Each phase is checked against
-the oracle (:func:`fairnet.allocate`) over its second half.
+Ours: the same weight schedule (``weight_changes``) for Söze and for WRR + delay AIMD
+(``transport = "delay_aimd"``, ``qdisc = { kind = "wrr" }``, one queue per flow by priority
+class; a weight change re-weights the flow's WRR queue at every switch, as an operator
+reconfiguring the switches would). Each phase is checked against the oracle
+(:func:`fairnet.allocate`) over its second half.
 
 Scales: ``smoke`` 2 ms phases (10 ms in all), ``full`` the paper's 10 ms phases (50 ms).
 """
@@ -58,47 +59,40 @@ BASE_RTT_S = 6.3e-6
 PAPER_FLOW1 = {1.0: "40 Gb/s", 2.0: "40 Gb/s", 3.0: "increases", 4.0: "increases", 5.0: "increases"}
 
 
-def scenario(scale: str) -> dict[str, Any]:
-    """Fig. 17(b) as a scenario document: Söze, flow 1's weight stepped every phase."""
+def scenario(scale: str, wrr: bool = False) -> dict[str, Any]:
+    """Fig. 17 as a scenario document: flow 1's weight stepped every phase, with Söze (b) or
+    (``wrr``) with WRR switches (one queue per flow, reweighted with the flow) and the
+    queueing-delay AIMD at the hosts (c)."""
     p = PHASE_S[scale]
+    flows = [{"src": s, "dst": d, "priority": i} for i, (s, d) in enumerate(PAIRS)]
+    engine = soze_engine()
+    if wrr:
+        engine = {
+            "kind": "packet",
+            "transport": "delay_aimd",
+            "qdisc": {"kind": "wrr", "weights": [1] * len(PAIRS)},
+            "record": {"interval": INTERVAL},
+        }
     return {
-        "name": f"soze-fig17 ({scale})",
+        "name": f"soze-fig17{'c' if wrr else ''} ({scale})",
         "topology": {"kind": "soze_fig17"},
-        "workload": {"kind": "flows", "flows": flow_list([{"src": s, "dst": d} for s, d in PAIRS])},
+        "workload": {"kind": "flows", "flows": flow_list(flows)},
         "weight_changes": [
             {"at": f"{k * p * 1e6:g}us", "flow": 0, "weight": w}
             for k, w in enumerate(WEIGHTS)
             if k > 0
         ],
-        "engine": soze_engine(),
+        "engine": engine,
         "stop_at": f"{len(WEIGHTS) * p * 1e6:g}us",
-    }
-
-
-def wrr_scenario(scale: str, weight: float) -> dict[str, Any]:
-    """Fig. 17(c) at one static weight of flow 1: WRR (one queue per flow) + delay AIMD."""
-    flows = [{"src": s, "dst": d, "priority": i} for i, (s, d) in enumerate(PAIRS)]
-    flows[0]["weight"] = weight
-    return {
-        "name": f"soze-fig17c w={weight:g} ({scale})",
-        "topology": {"kind": "soze_fig17"},
-        "workload": {"kind": "flows", "flows": flow_list(flows)},
-        "engine": {
-            "kind": "packet",
-            "transport": "delay_aimd",
-            "qdisc": {"kind": "wrr", "weights": [int(weight), 1, 1, 1, 1, 1]},
-            "record": {"interval": INTERVAL, "queues": "none"},
-        },
-        "stop_at": f"{PHASE_S[scale] * 1e6:g}us",
     }
 
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     p = PHASE_S[scale]
     s = run_series(scenario(scale), len(PAIRS))
+    c = run_series(scenario(scale, wrr=True), len(PAIRS))
     rows: list[dict[str, Any]] = []
     steps = []
-    wrr_runs = []
     for k, w in enumerate(WEIGHTS):
         a, b = k * p, (k + 1) * p
         weights = [w] + [1.0] * 5
@@ -109,9 +103,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         q2 = s.mean_qdelay(SW2, a + p / 2, b)
         rtt = BASE_RTT_S + max(q1, q2)
         conv = s.convergence(a, b, want)
-        w_run = run_series(wrr_scenario(scale, w), len(PAIRS))
-        w_got = w_run.mean(p / 2, p)
-        wrr_runs.append(w_run)
+        w_got = c.mean(a + p / 2, b)
+        w_conv = c.convergence(a, b, want)
         rows.append(
             {
                 "weight": w,
@@ -126,6 +119,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                 "converged_rtts": conv / rtt if math.isfinite(conv) else math.inf,
                 "wrr_gbps": [x / 1e9 for x in w_got],
                 "wrr_max_error": max_err(w_got, want),
+                "wrr_converged_us": w_conv * 1e6,
                 "soze_util_sw1": float(got[:4].sum() / LINK_BPS),
                 "soze_util_sw2": float(got[1:].sum() / LINK_BPS),
                 "wrr_util_sw1": float(w_got[:4].sum() / LINK_BPS),
@@ -141,6 +135,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         "flows 2-6 ours (Gb/s)",
         "max err Söze",
         "max err WRR+AIMD",
+        "converged WRR",
         "qdelay sw1 / sw2",
         "converged",
         "util sw1/sw2 Söze",
@@ -155,6 +150,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             " ".join(f"{x:.1f}" for x in r["soze_gbps"][1:]),
             f"{r['soze_max_error'] * 100:.2f}%",
             f"{r['wrr_max_error'] * 100:.2f}%",
+            f"{r['wrr_converged_us']:.0f} us",
             f"{r['qdelay_sw1_us']:.1f} / {r['qdelay_sw2_us']:.1f} us",
             f"{r['converged_us']:.0f} us ({r['converged_rtts']:.1f} RTTs)",
             f"{r['soze_util_sw1'] * 100:.1f}/{r['soze_util_sw2'] * 100:.1f}%",
@@ -165,7 +161,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     console.print(
         "Paper (§5.3.1): bottleneck of flows 2-4 moves to switch 1 above weight 2 and Söze "
         "converges 'within 10 RTTs'; WRR+AIMD rates 'maintained correctly around' the "
-        "allocation with lower utilization. WRR+AIMD: one static run per weight."
+        "allocation with lower utilization. WRR: each switch's WRR weight of flow 1's queue "
+        "follows its weight."
     )
 
     plt = pyplot()
@@ -174,17 +171,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     plot_rates(ax_b, s, labels, steps, window=10)
     ax_b.set_title("(b) Söze (dashed: oracle)")
     ax_b.legend(fontsize=7, ncol=2)
-    # (c): the per-weight WRR runs laid end to end on one time axis.
-    for k, w_run in enumerate(wrr_runs):
-        n = len(w_run.times) // 10 * 10
-        t_ms = (k * p + w_run.times[:n].reshape(-1, 10)[:, -1]) * 1e3
-        r = w_run.rates[:n].reshape(-1, 10, len(PAIRS)).mean(axis=1) / 1e9
-        for f in range(len(PAIRS)):
-            ax_c.plot(t_ms, r[:, f], color=f"C{f}", lw=1.0)
-            want = rows[k]["oracle_gbps"][f]
-            ax_c.plot([k * p * 1e3, (k + 1) * p * 1e3], [want] * 2, "--", color=f"C{f}", lw=0.9)
-    ax_c.set_title("(c) WRR + delay AIMD, one run per weight (dashed: oracle)")
-    ax_c.set_xlabel("time (ms)")
+    plot_rates(ax_c, c, labels, steps, window=10)
+    ax_c.set_title("(c) WRR + delay AIMD (dashed: oracle)")
     return PaperResult(rows, save_figure(fig, outdir, "soze-fig17"))
 
 
@@ -194,7 +182,7 @@ ENTRY = Entry(
     paper="Söze (Wang & Ng), §5.3.1",
     figure="Fig. 17",
     scales={
-        "smoke": "2-switch 6-flow topology, 2 ms per weight (10 ms); WRR+AIMD per weight",
+        "smoke": "2-switch 6-flow topology, 2 ms per weight (10 ms); Söze and WRR+AIMD",
         "full": "the same with the paper's 10 ms per weight (50 ms)",
     },
     run_fn=run,

@@ -567,7 +567,8 @@ impl PacketSim {
         }
     }
 
-    /// Changes a flow's weight at run time (passed to its congestion control).
+    /// Changes a flow's weight at run time: passed to its congestion control and to every
+    /// port's qdisc (a WRR port reweights the flow's queue; the others ignore it).
     pub fn set_weight(&mut self, flow: FlowId, weight: f64) -> Result<()> {
         let i = self.check_flow(flow)?;
         if !(weight.is_finite() && weight > 0.0) {
@@ -580,6 +581,10 @@ impl PacketSim {
         f.spec.weight = weight;
         if let Sender::Tcp(s) = &mut f.sender {
             s.cc.on_weight(weight);
+        }
+        let priority = f.spec.priority;
+        for p in &mut self.ports {
+            p.qdisc.on_flow_weight(flow, priority, weight);
         }
         Ok(())
     }
