@@ -19,7 +19,7 @@ FAIRNET = [sys.executable, "-m", "fairnet.cli"]
 def test_list_names_every_entry() -> None:
     r = subprocess.run([*FAIRNET, "paper", "list"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    for name in ("soze-fig19", "sperc-fig2"):
+    for name in ("soze-fig2", "soze-fig14", "soze-fig17", "soze-fig18", "soze-fig19", "sperc-fig2"):
         assert name in r.stdout
     for e in REGISTRY.values():
         assert e.title and e.paper and e.figure and set(e.scales) == {"smoke", "full"}
@@ -56,7 +56,7 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
 
 
 def test_unknown_entry_and_scale() -> None:
-    with pytest.raises(InputError, match="no entry .nope.; known: soze-fig11, soze-fig19"):
+    with pytest.raises(InputError, match="no entry 'nope'; known: soze-fig11, soze-fig14"):
         get("nope")
     with pytest.raises(InputError, match="--scale"):
         get("sperc-fig2").run("huge", Path("unused"))
@@ -91,3 +91,68 @@ def test_sperc_fig6_smoke_runs_through_the_sweep_and_keeps_the_bounds(tmp_path: 
     assert sparse["fair"]["median"] <= sparse["n_perc"]["median"]
     assert "within 6·N2" in console.export_text()
     assert (tmp_path / "sweep-0" / "sweep.parquet").exists()
+
+
+def test_soze_fig2_smoke_reaches_weighted_shares_and_the_target_delay(tmp_path: Path) -> None:
+    # Söze Fig. 2: weights 1-4 on one 100 Gb/s port → 10, 20, 30, 40 Gb/s; the queue settles
+    # at T(10 Gb/s) = 20·ln(100/10)/ln(100/10) + 3 = 23 µs (Eq. 6, α = 100, β = 10 Gb/s).
+    console = Console(record=True, width=132)
+    rows = get("soze-fig2").run("smoke", tmp_path, console).rows
+    for r in rows[:4]:
+        assert r["error"] < 0.05, r
+    assert rows[4]["target_us"] == pytest.approx(23.0)
+    assert rows[4]["error"] < 0.05, rows[4]
+    assert rows[5]["ours_us"] < 500  # converged well within the 1 ms run
+    assert (tmp_path / "soze-fig2.png").exists() and (tmp_path / "soze-fig2.svg").exists()
+
+
+def test_soze_fig17_smoke_follows_the_oracle_as_the_bottleneck_moves(tmp_path: Path) -> None:
+    # Söze Fig. 17: flow 1 at 40 Gb/s for weights 1 and 2 (switch 2 holds flows 2-4 at 20),
+    # then 50, 57.1, 62.5 Gb/s as switch 1 becomes their bottleneck (100/(w+3) each).
+    console = Console(record=True, width=160)
+    rows = get("soze-fig17").run("smoke", tmp_path, console).rows
+    assert [r["weight"] for r in rows] == [1, 2, 3, 4, 5]
+    for r in rows:
+        assert r["soze_max_error"] < 0.05, r  # every static phase within 5% of the oracle
+        assert r["wrr_max_error"] < 0.10, r
+    assert [round(r["oracle_gbps"][0], 1) for r in rows] == [40.0, 40.0, 50.0, 57.1, 62.5]
+    assert rows[0]["bottleneck_of_flows_2_4"] == "switch 2"
+    for r in rows[2:]:
+        assert r["bottleneck_of_flows_2_4"] == "switch 1", r  # moved past weight 2
+        assert r["converged_rtts"] < 10, r  # §5.3.1: "within 10 RTTs"
+    assert (tmp_path / "soze-fig17.png").exists()
+
+
+def test_soze_fig14_smoke_soze_tracks_every_step_more_accurately_than_hpcc(
+    tmp_path: Path,
+) -> None:
+    # Söze Fig. 14: 1 → 2 → 3 → 4 → 3 → 2 → 1 flows into one 100 Gb/s port. Söze: every phase
+    # within 5% of 100/n Gb/s; HPCC: worse in the phases with 3 or 4 flows (the paper: "not
+    # accurate nor stable").
+    console = Console(record=True, width=132)
+    rows = get("soze-fig14").run("smoke", tmp_path, console).rows
+    assert [r["active"] for r in rows] == [1, 2, 3, 4, 3, 2, 1]
+    for r in rows:
+        assert r["Söze_max_error"] < 0.05, r
+    crowded = [r for r in rows if r["active"] >= 3]
+    assert all(r["HPCC_max_error"] > r["Söze_max_error"] for r in crowded)
+    assert (tmp_path / "soze-fig14.png").exists()
+
+
+def test_soze_fig18_smoke_resolves_fine_weights_and_connection_counts(tmp_path: Path) -> None:
+    # Söze Fig. 18(b): flow 0's weight 1.005 ... 1.08 vs flow 1's 1 → flow 0 ahead by
+    # 0.25 ... 3.85 Gb/s; every step within 0.5% (of the smaller rate) and flow 0 always ahead.
+    # (c): k connections vs 1 → k/(k+1) of 100 Gb/s within 1%; (d) HPCC less accurate.
+    console = Console(record=True, width=132)
+    rows = get("soze-fig18").run("smoke", tmp_path, console).rows
+    b = [r for r in rows if r["panel"] == "b"]
+    c = [r for r in rows if r["panel"] == "c"]
+    d = [r for r in rows if r["panel"] == "d"]
+    assert len(b) == 5 and len(c) == 4 and len(d) == 4
+    for r in b:
+        assert r["error"] < 0.005, r
+        assert r["ours_gbps"][0] > r["ours_gbps"][1], r
+    for r in c:
+        assert r["error"] < 0.01, r
+    assert max(r["error"] for r in d) > max(r["error"] for r in c)
+    assert (tmp_path / "soze-fig18.png").exists()

@@ -154,3 +154,87 @@ def test_rounds_bad_option_names_the_field(tmp_path: Path) -> None:
     assert r.returncode != 0
     assert "engine.drop_probability" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def _two_flows_packet(record: dict | None = None) -> dict:
+    engine: dict = {"kind": "packet", "transport": "soze", "qdelay_signal": "backlog"}
+    if record is not None:
+        engine["record"] = record
+    return {
+        "topology": {"kind": "star", "n_hosts": 3},
+        "workload": {
+            "kind": "flows",
+            "flows": [
+                {"src": 0, "dst": 2, "size": "4MB"},
+                {"src": 1, "dst": 2, "size": "4MB", "weight": 3},
+            ],
+        },
+        "weight_changes": [{"at": "200us", "flow": 0, "weight": 3}],
+        "engine": engine,
+    }
+
+
+def test_packet_time_series_reach_results_and_parquet(tmp_path: Path) -> None:
+    # Two Söze flows (weights 1 and 3, then 3 and 3 from 200 µs) into one 100 Gb/s port,
+    # sampled every 10 µs: per-flow throughputs sum to at most the port's capacity (plus one
+    # packet per interval), the congestion control's rate is there, and the port's queue series
+    # is written as queues.parquet.
+    import fairnet
+
+    r = fairnet.run(_two_flows_packet({"interval": "10us"}), output=tmp_path)
+    rates = r.rates
+    assert rates is not None and set(rates.columns) == {
+        "time_s",
+        "flow",
+        "rate_bps",
+        "send_rate_bps",
+    }
+    import polars as pl
+
+    per_time = rates.group_by("time_s").agg(pl.col("rate_bps").sum().alias("total"))
+    assert per_time["total"].max() <= 100e9 + 1048 * 8 / 10e-6
+    queues = r.queues
+    assert queues is not None and 5 in set(queues["link"].to_list())  # switch → host 2
+    assert (tmp_path / "rates.parquet").exists() and (tmp_path / "queues.parquet").exists()
+    assert pq.read_table(tmp_path / "queues.parquet").column_names == [
+        "time_s",
+        "link",
+        "queue_bytes",
+        "qdelay_s",
+    ]
+
+    # Before the change flow 1 (weight 3) gets ~3x flow 0; after it, about the same.
+    def mean(flow: int, a: float, b: float) -> float:
+        sel = rates.filter((rates["flow"] == flow) & (rates["time_s"] > a) & (rates["time_s"] <= b))
+        return float(sel["rate_bps"].mean())
+
+    assert mean(1, 100e-6, 200e-6) > 2.5 * mean(0, 100e-6, 200e-6)
+    assert mean(1, 250e-6, 300e-6) < 1.3 * mean(0, 250e-6, 300e-6)
+
+
+def test_bad_weight_change_names_the_entry() -> None:
+    import fairnet
+
+    doc = _two_flows_packet()
+    doc["weight_changes"].append({"at": "1ms", "flow": 9, "weight": 2})
+    with pytest.raises(
+        ValueError, match=r"weight_changes\[1\]\.flow: no flow 9 \(the workload has 2\)"
+    ):
+        fairnet.run(doc)
+    doc = _two_flows_packet({"interval": 0})
+    with pytest.raises(ValueError, match=r"record\.interval"):
+        fairnet.run(doc)
+
+
+def test_soze_fig17_scenario_file_runs_with_its_weight_schedule() -> None:
+    # scenarios/soze_fig17.toml, cut to 300 µs: six flows sampled every 10 µs (30 samples
+    # each), Söze's pacing rate in every sample, both congested ports (links 0 and 2) queued.
+    import fairnet
+
+    r = fairnet.run(REPO / "scenarios" / "soze_fig17.toml", overrides={"stop_at": "300us"})
+    rates = r.rates
+    assert rates is not None and rates.height == 6 * 30
+    assert rates["send_rate_bps"].null_count() == 0
+    queues = r.queues
+    assert queues is not None and {0, 2} <= set(queues["link"].to_list())
+    assert r.scenario["weight_changes"][3] == {"at": "40ms", "flow": 0, "weight": 5.0}

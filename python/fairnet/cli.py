@@ -222,8 +222,12 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
             f"throughput vs weighted max-min: Jain {fair['jain_vs_maxmin']:.4f}, "
             f"median {fair['throughput_over_maxmin']['median']:.3f} of max-min"
         )
+    series = "".join(
+        f", {name}" for name in ("rates.parquet", "queues.parquet") if (outdir / name).exists()
+    )
     console.print(
-        f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html{extra})"
+        f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html"
+        f"{series}{extra})"
     )
 
 

@@ -13,8 +13,12 @@ Output directory layout:
   ``warnings``,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
   utilization, drops, ECN marks, largest and mean queue,
-- ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``): every active
-  flow's rate at each sample time (``time_s``, ``flow``, ``rate_bps``),
+- ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
+  ``engine.record``): every active flow's rate at each sample time (``time_s``, ``flow``,
+  ``rate_bps``: the flow engine's allocated rate, the packet engine's wire throughput over the
+  interval; packet engine also ``send_rate_bps``: the congestion control's sending rate),
+- ``queues.parquet`` — packet engine with ``engine.record.queues``: ``time_s``, ``link``,
+  ``queue_bytes``, ``qdelay_s`` (the queue over the link's line rate),
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
@@ -296,6 +300,9 @@ class Results:
     rates_arrow: pa.Table | None = None
     #: Per-link counters of a packet-level run (utilization, drops, marks, queues).
     links_arrow: pa.Table | None = None
+    #: Queue samples (``time_s``, ``link``, ``queue_bytes``, ``qdelay_s``), empty unless the
+    #: scenario records them (packet engine: ``engine.record.queues``).
+    queues_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
@@ -308,6 +315,15 @@ class Results:
         if self.rates_arrow is None or not self.rates_arrow.num_rows:
             return None
         return pl.from_arrow(self.rates_arrow)  # type: ignore[return-value]
+
+    @property
+    def queues(self) -> pl.DataFrame | None:
+        """The queue samples as a polars DataFrame, or None if none were recorded."""
+        import polars as pl
+
+        if self.queues_arrow is None or not self.queues_arrow.num_rows:
+            return None
+        return pl.from_arrow(self.queues_arrow)  # type: ignore[return-value]
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -333,6 +349,8 @@ class Results:
             pq.write_table(self.rates_arrow, outdir / "rates.parquet")
         if self.links_arrow is not None and self.links_arrow.num_rows:
             pq.write_table(self.links_arrow, outdir / "links.parquet")
+        if self.queues_arrow is not None and self.queues_arrow.num_rows:
+            pq.write_table(self.queues_arrow, outdir / "queues.parquet")
         png = None
         if self.summary["finished"]:
             png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
@@ -426,11 +444,22 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
     )
     exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
     rates = out.pop("rates")
-    rates_table = pa.table(
+    rate_cols: dict[str, Any] = {
+        "time_s": rates["time_ps"] / 1e12,
+        "flow": rates["flow"],
+        "rate_bps": rates["rate_bps"],
+    }
+    if "send_rate_bps" in rates:
+        send = rates["send_rate_bps"]
+        rate_cols["send_rate_bps"] = pa.array(send, mask=np.isnan(send))
+    rates_table = pa.table(rate_cols)
+    queues = out.pop("queues")
+    queues_table = pa.table(
         {
-            "time_s": rates["time_ps"] / 1e12,
-            "flow": rates["flow"],
-            "rate_bps": rates["rate_bps"],
+            "time_s": queues["time_ps"] / 1e12,
+            "link": queues["link"],
+            "queue_bytes": queues["bytes"],
+            "qdelay_s": queues["delay_ps"] / 1e12,
         }
     )
     links = out.pop("links")
@@ -445,6 +474,7 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
         exact=exact,
         rates_arrow=rates_table,
         links_arrow=links_table,
+        queues_arrow=queues_table,
     )
 
 

@@ -111,6 +111,16 @@ fn run_scenario<'py>(
             .collect::<Vec<f64>>()
             .into_pyarray(py),
     )?;
+    if out.rates.iter().any(|r| r.send_rate.is_some()) {
+        rates.set_item(
+            "send_rate_bps",
+            out.rates
+                .iter()
+                .map(|r| r.send_rate.unwrap_or(f64::NAN))
+                .collect::<Vec<f64>>()
+                .into_pyarray(py),
+        )?;
+    }
     d.set_item("rates", rates)?;
     let links = PyDict::new(py);
     let l = &out.links;
@@ -145,6 +155,15 @@ fn run_scenario<'py>(
         "oracle_rate_bps",
         col_f(&|r| r.oracle_rate).into_pyarray(py),
     )?;
+    let queues = PyDict::new(py);
+    let q_i = |f: &dyn Fn(&fairnet::engine::packet::QueueSample) -> i64| {
+        out.queues.iter().map(f).collect::<Vec<i64>>()
+    };
+    queues.set_item("time_ps", q_i(&|q| q.time.0 as i64).into_pyarray(py))?;
+    queues.set_item("link", q_i(&|q| q.link.0 as i64).into_pyarray(py))?;
+    queues.set_item("bytes", q_i(&|q| q.bytes as i64).into_pyarray(py))?;
+    queues.set_item("delay_ps", q_i(&|q| q.delay.0 as i64).into_pyarray(py))?;
+    d.set_item("queues", queues)?;
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;

@@ -10,13 +10,29 @@ from __future__ import annotations
 
 from fairnet.errors import InputError
 from fairnet.paper.entry import SCALES, Entry, PaperResult
+from fairnet.paper.soze_fig2 import ENTRY as SOZE_FIG2
 from fairnet.paper.soze_fig11 import ENTRY as SOZE_FIG11
+from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
+from fairnet.paper.soze_fig17 import ENTRY as SOZE_FIG17
+from fairnet.paper.soze_fig18 import ENTRY as SOZE_FIG18
 from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
 from fairnet.paper.sperc_fig6 import ENTRY as SPERC_FIG6
 
 #: Every reproduction, by name.
-REGISTRY: dict[str, Entry] = {e.name: e for e in (SOZE_FIG11, SOZE_FIG19, SPERC_FIG2, SPERC_FIG6)}
+REGISTRY: dict[str, Entry] = {
+    e.name: e
+    for e in (
+        SOZE_FIG2,
+        SOZE_FIG11,
+        SOZE_FIG14,
+        SOZE_FIG17,
+        SOZE_FIG18,
+        SOZE_FIG19,
+        SPERC_FIG2,
+        SPERC_FIG6,
+    )
+}
 
 
 def get(name: str) -> Entry:

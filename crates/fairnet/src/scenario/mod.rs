@@ -45,10 +45,11 @@ pub use run::{
     maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, RunOutput, RunRow,
 };
 
-use crate::engine::flow::FlowSimConfig;
+use crate::engine::flow::{FlowSimConfig, WeightChange};
 use crate::engine::packet::PacketConfig;
 use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
+use crate::ids::NodeId;
 use crate::systems::sperc::RoundsSpec;
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};
@@ -153,6 +154,11 @@ pub enum WorkloadSpec {
         /// Bytes per flow.
         size: Bytes,
     },
+    /// Flows listed in the scenario (`flows = [{ src = 0, dst = 4, size = "10MB" }, ...]`).
+    Flows {
+        /// The flows, in order (flow `i` of the results and of `weight_changes`).
+        flows: Vec<InlineFlow>,
+    },
     /// Flows read from a file (relative to the scenario's directory).
     FlowFile {
         /// The file.
@@ -162,6 +168,47 @@ pub enum WorkloadSpec {
         #[serde(default)]
         format: FlowFileFormat,
     },
+}
+
+/// One flow of [`WorkloadSpec::Flows`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InlineFlow {
+    /// Sending host (node id of the topology).
+    pub src: u32,
+    /// Receiving host (node id).
+    pub dst: u32,
+    /// Payload bytes.
+    pub size: Bytes,
+    /// Start time. Default 0.
+    #[serde(default)]
+    pub start: Time,
+    /// Weight (> 0). Default 1; a `[weights]` policy other than `equal` overrides it.
+    #[serde(default = "one_f64")]
+    pub weight: f64,
+    /// Group number copied to the results. Default 0.
+    #[serde(default)]
+    pub tag: u32,
+    /// Priority class (0 = highest; also the queue of a `priority` or `wrr` qdisc classifying
+    /// by priority). Default 0.
+    #[serde(default)]
+    pub priority: u8,
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// A scheduled weight change (`weight_changes = [{ at = "10ms", flow = 0, weight = 2 }]`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WeightChangeSpec {
+    /// When (simulated time).
+    pub at: Time,
+    /// Which flow: its index in the workload's flow list.
+    pub flow: u32,
+    /// The new weight (> 0).
+    pub weight: f64,
 }
 
 /// Formats of [`WorkloadSpec::FlowFile`].
@@ -238,6 +285,10 @@ pub struct Scenario {
     pub weights: WeightSpec,
     /// The engine.
     pub engine: EngineSpec,
+    /// Weight changes during the run, applied by either engine at their exact times (after
+    /// the initial weights of `[weights]`). Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weight_changes: Vec<WeightChangeSpec>,
     /// Stop the simulation at this time even if flows remain. Default: run to completion (the
     /// packet engine stops at 10 s of simulated time at the latest).
     #[serde(default)]
@@ -289,6 +340,22 @@ pub fn from_value(value: serde_json::Value) -> Result<Scenario> {
                 Err(e) => e.inner().to_string() != msg || e.path().to_string() != path,
             };
             if changed {
+                if let (Some(serde_json::Value::Array(items)), true) =
+                    (section.get(key), path == "workload" && key == "flows")
+                {
+                    // An inline flow list: name the entry and its field.
+                    for (i, item) in items.iter().enumerate() {
+                        if let Err(e) = serde_path_to_error::deserialize::<_, InlineFlow>(item) {
+                            let field = e.path().to_string();
+                            let at = if field == "." {
+                                format!("workload.flows[{i}]")
+                            } else {
+                                format!("workload.flows[{i}].{field}")
+                            };
+                            return Err(Error::invalid(at, e.inner().to_string()));
+                        }
+                    }
+                }
                 return Err(Error::invalid(format!("{path}.{key}"), msg));
             }
         }
@@ -362,6 +429,23 @@ impl Scenario {
                 start,
             } => incast_flows(&hosts, *senders, *size, *start, self.seed),
             WorkloadSpec::AllToAll { size } => Ok(all_to_all_flows(&hosts, *size, Time::ZERO)),
+            WorkloadSpec::Flows { flows } => flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    if !(f.weight.is_finite() && f.weight > 0.0) {
+                        return Err(Error::invalid(
+                            format!("workload.flows[{i}].weight"),
+                            format!("expected a positive number, got {}", f.weight),
+                        ));
+                    }
+                    let mut spec = FlowSpec::new(NodeId(f.src), NodeId(f.dst), f.size, f.start);
+                    spec.weight = f.weight;
+                    spec.tag = f.tag;
+                    spec.priority = f.priority;
+                    Ok(spec)
+                })
+                .collect(),
             WorkloadSpec::FlowFile { path, format } => {
                 let FlowFileFormat::Hpcc = format;
                 // The file's own location (`flow.txt:3`) goes in the message, after the field.
@@ -377,7 +461,35 @@ impl Scenario {
         }
         .map_err(|e| prefix("workload", e))?;
         self.assign_weights(&mut flows)?;
+        self.weight_schedule(flows.len())?;
         Ok((topo, flows))
+    }
+
+    /// The checked weight changes in time order (changes at the same time keep their order):
+    /// `weight_changes[2].flow: no flow 9 (the workload has 6)`.
+    pub fn weight_schedule(&self, n_flows: usize) -> Result<Vec<WeightChange>> {
+        let mut out = Vec::with_capacity(self.weight_changes.len());
+        for (i, c) in self.weight_changes.iter().enumerate() {
+            if c.flow as usize >= n_flows {
+                return Err(Error::invalid(
+                    format!("weight_changes[{i}].flow"),
+                    format!("no flow {} (the workload has {n_flows})", c.flow),
+                ));
+            }
+            if !(c.weight.is_finite() && c.weight > 0.0) {
+                return Err(Error::invalid(
+                    format!("weight_changes[{i}].weight"),
+                    format!("expected a positive number, got {}", c.weight),
+                ));
+            }
+            out.push(WeightChange {
+                time: c.at,
+                flow: c.flow,
+                weight: c.weight,
+            });
+        }
+        out.sort_by_key(|c| c.time);
+        Ok(out)
     }
 
     fn assign_weights(&self, flows: &mut [FlowSpec]) -> Result<()> {

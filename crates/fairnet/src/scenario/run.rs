@@ -2,12 +2,12 @@
 
 use super::{EngineSpec, Scenario};
 use crate::alloc::Problem;
-use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample};
-use crate::engine::packet::PacketSim;
+use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
+use crate::engine::packet::{PacketSim, QueueSample};
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
-use crate::ids::{LinkId, NodeId};
+use crate::ids::{FlowId, LinkId, NodeId};
 use crate::metrics::{ideal_fct, wire_bytes};
 use crate::systems::sperc::run_rounds;
 use crate::topo::routing::{PathSelector, Routing};
@@ -95,10 +95,13 @@ pub struct RunOutput {
     /// run this is the run itself. `None` for a flow the reference did not finish.
     pub maxmin_end: Vec<Option<Time>>,
     /// Rate samples of the active flows, if the engine was asked to record them (flow engine:
-    /// `engine.rate_interval`).
+    /// `engine.rate_interval`, its allocated rate; packet engine: `engine.record`, the wire
+    /// throughput over the interval, with the congestion control's sending rate).
     pub rates: Vec<RateSample>,
     /// Per-link counters (packet engine; empty for the others).
     pub links: Vec<LinkRow>,
+    /// Queue samples of the packet engine's ports (`engine.record.queues`).
+    pub queues: Vec<QueueSample>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -128,6 +131,7 @@ pub fn run_with_progress(
         rate: None,
         oracle_rate: None,
     };
+    let changes = s.weight_schedule(flows.len())?;
     match &s.engine {
         EngineSpec::Rounds(spec) => {
             // Every flow starts at once and stays (s-PERC §8.1); sizes and start times are not
@@ -153,8 +157,8 @@ pub fn run_with_progress(
             let mut cfg = cfg.clone();
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
-            let r =
-                flow::run_with_progress(topo, &fluid, &[], &cfg, progress).map_err(in_engine)?;
+            let r = flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
+                .map_err(in_engine)?;
             let rows: Vec<RunRow> = flows
                 .iter()
                 .zip(&r.flows)
@@ -172,10 +176,15 @@ pub fn run_with_progress(
                 maxmin_end,
                 rates: r.rates,
                 links: Vec::new(),
+                queues: Vec::new(),
             })
         }
         EngineSpec::Packet(cfg) => {
             let mut sim = PacketSim::new(topo, flows, cfg.clone()).map_err(in_engine)?;
+            for (i, c) in changes.iter().enumerate() {
+                sim.schedule_weight(c.time, FlowId(c.flow), c.weight)
+                    .map_err(|e| Error::invalid(format!("weight_changes[{i}]"), e.to_string()))?;
+            }
             let r = sim
                 .run_to_completion_with_progress(
                     s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON),
@@ -208,7 +217,7 @@ pub fn run_with_progress(
             };
             let maxmin_end = match cfg.routing.data_selector(0, 0) {
                 Some(_) if !progress.is_cancelled() => {
-                    maxmin_reference(topo, flows, Some(paths), &reference)?
+                    maxmin_reference(topo, flows, Some(paths), &changes, &reference)?
                 }
                 _ => vec![None; flows.len()],
             };
@@ -258,7 +267,17 @@ pub fn run_with_progress(
                     ("bytes_retransmitted", retx as f64),
                 ],
                 maxmin_end,
-                rates: Vec::new(),
+                rates: sim
+                    .flow_samples()
+                    .iter()
+                    .map(|x| RateSample {
+                        time: x.time,
+                        flow: x.flow.0,
+                        rate: x.throughput,
+                        send_rate: x.send_rate,
+                    })
+                    .collect(),
+                queues: sim.queue_samples().to_vec(),
                 links,
             })
         }
@@ -266,7 +285,8 @@ pub fn run_with_progress(
 }
 
 /// Each flow's end under the ideal weighted max-min allocation: the flow-level engine on the
-/// same flows (on `paths` if given, else by its ECMP hash) with `cfg` (which should carry the
+/// same flows (on `paths` if given, else by its ECMP hash) and weight `changes` with `cfg`
+/// (which should carry the
 /// compared run's MTU and header size, so the bytes on the wire match), run to completion.
 /// The fairness metrics of `summary.json` and s-PERC's "ideal max-min" FCT reference (§7.2)
 /// compare against it.
@@ -274,6 +294,7 @@ pub fn maxmin_reference(
     topo: &Topology,
     flows: &[FlowSpec],
     paths: Option<Vec<Vec<LinkId>>>,
+    changes: &[WeightChange],
     cfg: &FlowSimConfig,
 ) -> Result<Vec<Option<Time>>> {
     let mut fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
@@ -282,7 +303,7 @@ pub fn maxmin_reference(
             f.path = Some(p);
         }
     }
-    let r = flow::run(topo, &fluid, &[], cfg).map_err(in_engine)?;
+    let r = flow::run(topo, &fluid, changes, cfg).map_err(in_engine)?;
     Ok(r.flows.iter().map(|f| f.end).collect())
 }
 
@@ -357,6 +378,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         maxmin_end: vec![None; o.rates.len()],
         rates: Vec::new(),
         links: Vec::new(),
+        queues: Vec::new(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::alloc::{check, solve, Problem, ProblemInput};
+use crate::ids::LinkId;
 
 fn cdf_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/fairnet/data/flow-size-cdf")
@@ -425,4 +426,138 @@ fn sperc_fig6_smoke_scenario_runs() {
     .unwrap();
     assert!(out.complete);
     assert_eq!(counter(&out, "exceeds_6n2"), 0.0);
+}
+
+const FIG17: &str = r#"
+weight_changes = [
+    { at = "200us", flow = 0, weight = 5 },
+]
+[topology]
+kind = "soze_fig17"
+[workload]
+kind = "flows"
+flows = [
+    { src = 0, dst = 6, size = "100MB" },
+    { src = 1, dst = 7, size = "100MB" },
+    { src = 2, dst = 7, size = "100MB" },
+    { src = 3, dst = 7, size = "100MB" },
+    { src = 4, dst = 7, size = "100MB", weight = 2, tag = 4 },
+    { src = 5, dst = 7, size = "100MB", start = "1us" },
+]
+[engine]
+kind = "flow"
+rate_interval = "100us"
+"#;
+
+#[test]
+fn inline_flows_and_weight_changes_parse_and_name_their_entry() {
+    // Inline flows keep their weights, tags and starts; a weight change naming a flow the
+    // workload does not have, or a bad weight, is an error naming the entry.
+    let s = from_toml(FIG17).unwrap();
+    let (_, flows) = s.build(Path::new(".")).unwrap();
+    assert_eq!(flows.len(), 6);
+    assert_eq!((flows[4].weight, flows[4].tag), (2.0, 4));
+    assert_eq!(flows[5].start, Time::from_us(1));
+    let bad = FIG17.replace("flow = 0, weight = 5", "flow = 9, weight = 5");
+    let s = from_toml(&bad).unwrap();
+    assert_eq!(
+        s.build(Path::new(".")).unwrap_err().to_string(),
+        "weight_changes[0].flow: no flow 9 (the workload has 6)"
+    );
+    let bad = FIG17.replace("flow = 0, weight = 5", "flow = 0, weight = -1");
+    let e = from_toml(&bad).unwrap().build(Path::new(".")).unwrap_err();
+    assert!(
+        e.to_string().starts_with("weight_changes[0].weight:"),
+        "{e}"
+    );
+    let bad = FIG17.replace("flow = 0, weight = 5", "flow = 0, weight = 5, colour = 1");
+    assert!(
+        err(&bad).starts_with("weight_changes[0]: unknown field `colour`")
+            || err(&bad).starts_with("weight_changes[0].colour"),
+        "{}",
+        err(&bad)
+    );
+    let bad = FIG17.replace("size = \"100MB\", start", "size = \"big\", start");
+    assert!(
+        err(&bad).starts_with("workload.flows[5].size: expected a size"),
+        "{}",
+        err(&bad)
+    );
+    let bad = FIG17.replace("tag = 4 }", "tag = 4, colour = 2 }");
+    assert!(
+        err(&bad).starts_with("workload.flows[4].colour: unknown field `colour`"),
+        "{}",
+        err(&bad)
+    );
+    let bad = FIG17.replace("weight = 2, tag", "weight = 0, tag");
+    let e = from_toml(&bad).unwrap().build(Path::new(".")).unwrap_err();
+    assert!(
+        e.to_string().starts_with("workload.flows[4].weight:"),
+        "{e}"
+    );
+}
+
+#[test]
+fn weight_changes_move_the_flow_engine_rates() {
+    // Söze Fig. 17's topology on the flow engine: flow 0 (weight 1) gets 40 Gb/s while switch
+    // 2's port holds flows 1–5 (flow 4 has weight 2: 100/6 per unit) ... after its weight goes
+    // to 5 at 200 µs, flows 1–3 are held by switch 1's port at 100/(5+3) = 12.5 Gb/s each and
+    // flow 0 gets 62.5 Gb/s. The samples at 100 µs and 300 µs show both allocations.
+    let s = from_toml(FIG17).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    let at = |t: Time| -> Vec<f64> {
+        out.rates
+            .iter()
+            .filter(|r| r.time == t)
+            .map(|r| r.rate / 1e9)
+            .collect()
+    };
+    let before = at(Time::from_us(100));
+    let after = at(Time::from_us(300));
+    // Before: switch 2's port: flows 1, 2, 3, 5 weight 1 and flow 4 weight 2 → 100/6 per
+    // unit; flow 0 takes the rest of switch 1's port: 100 − 3·100/6 = 50.
+    assert!((before[0] - 50.0).abs() < 1e-6, "{before:?}");
+    assert!((before[1] - 100.0 / 6.0).abs() < 1e-6, "{before:?}");
+    assert!((after[0] - 62.5).abs() < 1e-6, "{after:?}");
+    assert!((after[1] - 12.5).abs() < 1e-6, "{after:?}");
+}
+
+#[test]
+fn packet_scenario_records_and_applies_weight_changes() {
+    // The same file on the packet engine with Söze, recording every 10 µs: samples come back
+    // through the run's output (flows and the queued ports) and the weight change shows as
+    // flow 0's sending rate rising past its weight-1 level.
+    let text = FIG17
+        .replace(
+            "kind = \"flow\"\nrate_interval = \"100us\"",
+            "kind = \"packet\"\ntransport = \"soze\"\nqdelay_signal = \"backlog\"\n\
+             qdelay_lpf = \"10us\"\nrecord = { interval = \"10us\" }",
+        )
+        .replace("size = \"100MB\"", "size = \"10MB\"");
+    let s = from_toml(&text).unwrap();
+    let s = Scenario {
+        stop_at: Some(Time::from_us(600)),
+        ..s
+    };
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    assert_eq!(out.rates.iter().filter(|r| r.flow == 0).count(), 60);
+    assert!(out.rates.iter().all(|r| r.send_rate.is_some()));
+    assert!(out.queues.iter().any(|q| q.link == LinkId(0)));
+    let mean = |from: u64, to: u64| {
+        let v: Vec<f64> = out
+            .rates
+            .iter()
+            .filter(|r| r.flow == 0 && r.time > Time::from_us(from) && r.time <= Time::from_us(to))
+            .map(|r| r.rate)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(
+        mean(500, 600) > mean(100, 200) * 1.1,
+        "{} {}",
+        mean(100, 200),
+        mean(500, 600)
+    );
 }

@@ -14,7 +14,7 @@
 //! Every link of a generated topology has the same `delay` and `buffer`.
 
 use super::builders::{
-    dumbbell, fat_tree, leaf_spine, parking_lot, star, FatTreeSpec, LeafSpineSpec,
+    dumbbell, fat_tree, leaf_spine, parking_lot, soze_fig17, star, FatTreeSpec, LeafSpineSpec,
 };
 use super::formats::{read_topology_file, FileFormat};
 use super::{LinkSpec, Topology, DEFAULT_BUFFER, DEFAULT_DELAY, DEFAULT_RATE};
@@ -39,7 +39,7 @@ fn one() -> u32 {
 /// A topology as a scenario file describes it: a builder and its parameters, or a file.
 ///
 /// Tagged by `kind` (`"fat_tree"`, `"leaf_spine"`, `"dumbbell"`, `"parking_lot"`, `"star"`,
-/// `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
+/// `"soze_fig17"`, `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologySpec {
@@ -132,6 +132,19 @@ pub enum TopologySpec {
         #[serde(default = "default_buffer")]
         buffer: Bytes,
     },
+    /// Söze Fig. 17's two switches and six flows' hosts ([`soze_fig17`]; the flows are the
+    /// scenario's to give).
+    SozeFig17 {
+        /// Rate of every link. Default 100 Gb/s.
+        #[serde(default = "default_rate")]
+        rate: Rate,
+        /// Link delay. Default 1 µs.
+        #[serde(default = "default_delay")]
+        delay: Time,
+        /// Egress buffer of every link. Default 32 MB.
+        #[serde(default = "default_buffer")]
+        buffer: Bytes,
+    },
     /// A topology file ([`read_topology_file`]).
     File {
         /// The file; relative paths are resolved by [`TopologySpec::build_relative_to`]
@@ -156,6 +169,7 @@ impl TopologySpec {
             TopologySpec::Dumbbell { .. } => "dumbbell",
             TopologySpec::ParkingLot { .. } => "parking_lot",
             TopologySpec::Star { .. } => "star",
+            TopologySpec::SozeFig17 { .. } => "soze_fig17",
             TopologySpec::File { .. } => "file",
         }
     }
@@ -244,6 +258,11 @@ impl TopologySpec {
                 delay,
                 buffer,
             } => star(n_hosts, self.link("rate", rate, delay, buffer)?),
+            TopologySpec::SozeFig17 {
+                rate,
+                delay,
+                buffer,
+            } => soze_fig17(self.link("rate", rate, delay, buffer)?).map(|p| p.topology),
             TopologySpec::File {
                 ref path,
                 format,

@@ -169,8 +169,11 @@ pub struct RateSample {
     pub time: Time,
     /// Flow index.
     pub flow: u32,
-    /// Rate, bits/s.
+    /// Rate, bits/s (flow engine: the allocated rate; packet engine: the wire throughput over
+    /// the interval ending at `time`).
     pub rate: f64,
+    /// The congestion control's sending rate, bits/s (packet engine only).
+    pub send_rate: Option<f64>,
 }
 
 /// Everything a fluid run produces.
@@ -554,6 +557,7 @@ pub fn run_with(
                         time: t,
                         flow: flow as u32,
                         rate: s.rate,
+                        send_rate: None,
                     });
                 }
             }

@@ -8,6 +8,7 @@
 //! port_agent = "none"      # none | int (HPCC needs "int")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
+//! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
 //! seed = 1
 //! [tcp]
 //! init_cwnd = 10
@@ -114,6 +115,50 @@ pub enum QdelaySignal {
     Backlog,
 }
 
+/// Which ports' queue lengths a run with [`RecordConfig`] samples.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueRecord {
+    /// No queue samples.
+    None,
+    /// Only ports that have queued at least one packet by the sample time (their rows start at
+    /// the first sample after that; before it their queue was empty at every sample), which
+    /// keeps the table small on large fabrics.
+    #[default]
+    Queued,
+    /// Every port at every sample.
+    All,
+}
+
+/// Time series a packet run records (`record = { interval = "10us", queues = "queued" }`).
+///
+/// Every `interval` of simulated time (at `interval`, `2·interval`, …; a sample at time `t`
+/// sees every event at or before `t`) the engine samples each started flow that is unfinished
+/// or delivered bytes in the interval: its *throughput* (wire bytes of its data packets that
+/// reached the receiver during the interval, retransmissions included, × 8 / interval) and its
+/// congestion control's *sending rate* (the pacing rate when the scheme paces, otherwise
+/// `cwnd · 8 / srtt`, the window over the smoothed RTT; none before the first RTT sample; UDP:
+/// its constant rate); and each selected port's queue length in bytes (and as a delay at the
+/// port's line rate).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordConfig {
+    /// Sampling interval (required, positive).
+    pub interval: Time,
+    /// Sample the flows (default true).
+    #[serde(default = "yes")]
+    pub flows: bool,
+    /// Which ports' queues to sample (default `"queued"`).
+    #[serde(default)]
+    pub queues: QueueRecord,
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// Parameters of the reliable transport and its congestion control.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -193,6 +238,8 @@ pub struct PacketConfig {
     pub delay_aimd: DelayAimdConfig,
     /// DCQCN's parameters (used with `transport = "dcqcn"`).
     pub dcqcn: DcqcnConfig,
+    /// Time series to record (default none).
+    pub record: Option<RecordConfig>,
 }
 
 impl Default for PacketConfig {
@@ -213,6 +260,7 @@ impl Default for PacketConfig {
             hpcc: HpccConfig::default(),
             delay_aimd: DelayAimdConfig::default(),
             dcqcn: DcqcnConfig::default(),
+            record: None,
         }
     }
 }
@@ -305,6 +353,14 @@ impl PacketConfig {
                 at("qdelay_lpf"),
                 "must be positive (omit it for unfiltered per-packet delays)",
             ));
+        }
+        if let Some(r) = &self.record {
+            if r.interval.0 == 0 {
+                return Err(Error::invalid(
+                    at("record.interval"),
+                    "must be positive, such as \"10us\"",
+                ));
+            }
         }
         self.soze.validate(&at("soze"))?;
         self.hpcc.validate(&at("hpcc"))?;

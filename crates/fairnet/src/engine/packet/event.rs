@@ -39,6 +39,8 @@ pub enum Event {
     /// The delayed-ACK timer of flow `0`'s receiver may have expired (checked against its
     /// deadline, as `Rto`).
     DelAck(u32),
+    /// Scheduled weight change number `0` ([`super::PacketSim::schedule_weight`]).
+    Weight(u32),
 }
 
 /// A heap entry: 24 bytes, the event packed into one word (see [`Entry::pack`]).
@@ -71,6 +73,7 @@ impl Entry {
             Event::HostWake(h) => (3, h),
             Event::Rto(f) => (4, f),
             Event::DelAck(f) => (5, f),
+            Event::Weight(i) => (6, i),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -84,7 +87,8 @@ impl Entry {
             2 => Event::PortFree(lo),
             3 => Event::HostWake(lo),
             4 => Event::Rto(lo),
-            _ => Event::DelAck(lo),
+            5 => Event::DelAck(lo),
+            _ => Event::Weight(lo),
         }
     }
 }
@@ -464,6 +468,8 @@ mod tests {
             Event::PortFree(3),
             Event::HostWake(0),
             Event::Rto(123_456),
+            Event::DelAck(7),
+            Event::Weight(u32::MAX),
         ] {
             assert_eq!(Entry::unpack(Entry::pack(ev)), ev);
         }

@@ -37,7 +37,9 @@ mod tests;
 
 pub use cc::CcContext;
 pub use cc::{AckInfo, CcImpl, CongestionControl};
-pub use config::{PacketConfig, QdelaySignal, RoutingMode, TcpConfig, TransportKind};
+pub use config::{
+    PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode, TcpConfig, TransportKind,
+};
 pub use cubic::Cubic;
 pub use dcqcn::{Dcqcn, DcqcnConfig};
 pub use dctcp::{Dctcp, Reno};
@@ -47,7 +49,7 @@ pub use hpcc::{Hpcc, HpccConfig};
 pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};
 pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
 pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
-pub use records::{Conservation, FlowRecord, LinkRecord, PacketResults};
+pub use records::{Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample};
 pub use red::{RedConfig, RedThreshold};
 pub use sched::Classifier;
 pub use sim::PacketSim;

@@ -11,7 +11,7 @@ use super::pkt::{Ecn, PacketId, PacketPool};
 use super::red::{Red, RedConfig};
 use super::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
 use crate::error::{Error, Result};
-use crate::ids::LinkId;
+use crate::ids::{FlowId, LinkId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -58,6 +58,9 @@ pub trait Qdisc {
     fn bytes(&self) -> u64;
     /// Packets queued now.
     fn packets(&self) -> usize;
+    /// Flow `flow` (priority class `priority`) changed its weight at run time
+    /// ([`super::PacketSim::set_weight`]); a weighted scheduler may follow it. Default: ignored.
+    fn on_flow_weight(&mut self, _flow: FlowId, _priority: u8, _weight: f64) {}
 }
 
 /// A byte-counting FIFO, the storage of the built-in disciplines.
@@ -254,6 +257,9 @@ impl Qdisc for QdiscImpl {
     #[inline]
     fn packets(&self) -> usize {
         dispatch!(self, q => q.packets())
+    }
+    fn on_flow_weight(&mut self, flow: FlowId, priority: u8, weight: f64) {
+        dispatch!(self, q => q.on_flow_weight(flow, priority, weight))
     }
 }
 

@@ -107,3 +107,31 @@ pub struct PacketResults {
     /// Events still pending.
     pub pending_events: usize,
 }
+
+/// One sample of a flow ([`super::config::RecordConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FlowSample {
+    /// Sample time (the end of the interval).
+    pub time: Time,
+    /// The flow.
+    pub flow: FlowId,
+    /// Wire bits per second of the flow's data packets that reached its receiver during the
+    /// interval.
+    pub throughput: f64,
+    /// The congestion control's sending rate in bits per second: the pacing rate, else
+    /// `cwnd · 8 / srtt` (`None` before the first RTT sample of a window-based flow).
+    pub send_rate: Option<f64>,
+}
+
+/// One sample of a port's queue ([`super::config::RecordConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct QueueSample {
+    /// Sample time.
+    pub time: Time,
+    /// The link whose egress port it is.
+    pub link: LinkId,
+    /// Bytes queued (wire bytes, excluding the packet being serialized).
+    pub bytes: u64,
+    /// The same queue as a delay at the link's line rate.
+    pub delay: Time,
+}

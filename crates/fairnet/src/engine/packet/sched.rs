@@ -24,6 +24,7 @@
 use super::pkt::{Ecn, PacketId, PacketPool};
 use super::qdisc::{EcnThreshold, Enqueued, Fifo, Qdisc};
 use crate::error::{Error, Result};
+use crate::ids::FlowId;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -72,15 +73,21 @@ impl Queues {
         }
     }
 
+    /// The queue of a packet of `flow` with priority class `priority`.
+    #[inline]
+    fn class(&self, flow: FlowId, priority: u8) -> usize {
+        let n = self.q.len();
+        match self.classify {
+            Classifier::Priority => (priority as usize).min(n - 1),
+            Classifier::FlowHash => {
+                (mix64(flow.0 as u64 ^ 0x5851_F42D_4C95_7F2D) % n as u64) as usize
+            }
+        }
+    }
+
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool) -> Enqueued {
         let p = pool.get_mut(id);
-        let n = self.q.len();
-        let i = match self.classify {
-            Classifier::Priority => (p.priority as usize).min(n - 1),
-            Classifier::FlowHash => {
-                (mix64(p.flow.0 as u64 ^ 0x5851_F42D_4C95_7F2D) % n as u64) as usize
-            }
-        };
+        let i = self.class(p.flow, p.priority);
         let q = &mut self.q[i];
         let wire = p.wire as u64;
         if self.bytes + wire > self.buffer || q.bytes + wire > self.limit {
@@ -296,6 +303,13 @@ impl Qdisc for Wrr {
     fn packets(&self) -> usize {
         self.qs.packets
     }
+    /// The flow's queue gets the new weight, rounded to whole packets per round (at least 1):
+    /// a switch operator reconfiguring the WRR weight of the flow's class (Söze Fig. 17(c)).
+    /// The round in progress finishes with the old weight.
+    fn on_flow_weight(&mut self, flow: FlowId, priority: u8, weight: f64) {
+        let i = self.qs.class(flow, priority);
+        self.weights[i] = (weight.round() as u32).max(1);
+    }
 }
 
 /// The SplitMix64 finalizer (Steele et al., OOPSLA 2014).
@@ -420,6 +434,32 @@ mod tests {
         let used = q.qs.q.iter().filter(|x| !x.q.is_empty()).count();
         assert_eq!(used, 4, "64 flows hash onto all 4 queues");
         assert_eq!(q.packets(), 64);
+    }
+
+    #[test]
+    fn wrr_follows_a_flow_weight_change() {
+        // Equal weights, then the class-1 flow's weight becomes 3 (2.6 rounds to 3): the order
+        // becomes that of weights [1, 3]; a weight below 1 still sends one packet per round.
+        let mut pool = PacketPool::new();
+        let mut q = Wrr::new(
+            vec![1, 1],
+            Bytes(1_000_000),
+            Bytes(100),
+            Classifier::Priority,
+            None,
+        );
+        q.on_flow_weight(FlowId(7), 1, 2.6);
+        assert_eq!(q.weights, vec![1, 3]);
+        let t = Time::ZERO;
+        for i in 0..8 {
+            let id = pkt(&mut pool, (i % 2) as u8, 100);
+            q.enqueue(id, &mut pool, t);
+        }
+        let ids: Vec<_> = std::iter::from_fn(|| q.dequeue(&mut pool, t)).collect();
+        let classes: Vec<u8> = ids.iter().map(|&id| pool.get(id).priority).collect();
+        assert_eq!(classes, vec![0, 1, 1, 1, 0, 1, 0, 0]);
+        q.on_flow_weight(FlowId(7), 1, 0.2);
+        assert_eq!(q.weights, vec![1, 1]);
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!    is freed.
 
 use super::cc::{CcContext, CcImpl, CongestionControl};
-use super::config::{PacketConfig, QdelaySignal, RoutingMode, TransportKind};
+use super::config::{PacketConfig, QdelaySignal, QueueRecord, RoutingMode, TransportKind};
 use super::cubic::Cubic;
 use super::dcqcn::Dcqcn;
 use super::dctcp::{Dctcp, Reno};
@@ -32,7 +32,9 @@ use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
 };
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
-use super::records::{Conservation, FlowRecord, LinkRecord, PacketResults};
+use super::records::{
+    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample,
+};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
 use super::udp::UdpSender;
 use crate::engine::Progress;
@@ -72,6 +74,20 @@ struct FlowState {
     end: Option<Time>,
     rto_event_at: u64,
     delack: DelAck,
+    /// Wire bytes of this flow's data packets delivered to its receiver (for the samples).
+    rx_wire: u64,
+    /// `rx_wire` at the previous sample.
+    rx_wire_sampled: u64,
+}
+
+/// The time series of [`super::config::RecordConfig`], filled between events.
+#[derive(Default)]
+struct Recorder {
+    interval: u64,
+    flows: bool,
+    queues: QueueRecord,
+    flow_samples: Vec<FlowSample>,
+    queue_samples: Vec<QueueSample>,
 }
 
 /// A receiver's delayed-ACK state (used only with [`super::config::TcpConfig::delayed_ack`]).
@@ -133,6 +149,12 @@ pub struct PacketSim {
     c: Counters,
     finished: usize,
     spray_ctr: u64,
+    /// Time of the next sample (`u64::MAX` when nothing is recorded): the run loops compare
+    /// each event's time with it, the only cost of recording on the event path.
+    next_sample: u64,
+    rec: Recorder,
+    /// Scheduled weight changes, addressed by `Event::Weight`.
+    weight_changes: Vec<(u32, f64)>,
 }
 
 impl PacketSim {
@@ -414,9 +436,12 @@ impl PacketSim {
                 end: None,
                 rto_event_at: u64::MAX,
                 delack: DelAck::default(),
+                rx_wire: 0,
+                rx_wire_sampled: 0,
             });
         }
 
+        let cfg_record = cfg.record;
         let mut events = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
@@ -436,6 +461,14 @@ impl PacketSim {
             c: Counters::default(),
             finished: 0,
             spray_ctr: 0,
+            next_sample: cfg_record.map_or(u64::MAX, |r| r.interval.0),
+            rec: cfg_record.map_or_else(Recorder::default, |r| Recorder {
+                interval: r.interval.0,
+                flows: r.flows,
+                queues: r.queues,
+                ..Recorder::default()
+            }),
+            weight_changes: Vec::new(),
         })
     }
 
@@ -534,7 +567,8 @@ impl PacketSim {
         }
     }
 
-    /// Changes a flow's weight at run time (passed to its congestion control).
+    /// Changes a flow's weight at run time: passed to its congestion control and to every
+    /// port's qdisc (a WRR port reweights the flow's queue; the others ignore it).
     pub fn set_weight(&mut self, flow: FlowId, weight: f64) -> Result<()> {
         let i = self.check_flow(flow)?;
         if !(weight.is_finite() && weight > 0.0) {
@@ -548,6 +582,35 @@ impl PacketSim {
         if let Sender::Tcp(s) = &mut f.sender {
             s.cc.on_weight(weight);
         }
+        let priority = f.spec.priority;
+        for p in &mut self.ports {
+            p.qdisc.on_flow_weight(flow, priority, weight);
+        }
+        Ok(())
+    }
+
+    /// Changes a flow's weight at simulated time `at` (not before now), as [`Self::set_weight`]
+    /// would: an engine event, so the change lands exactly at `at` whichever way the run is
+    /// driven, after the events already scheduled for that picosecond. Changes for the same
+    /// time apply in the order they were scheduled.
+    pub fn schedule_weight(&mut self, at: Time, flow: FlowId, weight: f64) -> Result<()> {
+        self.check_flow(flow)?;
+        if !(weight.is_finite() && weight > 0.0) {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                format!("weight must be positive and finite, got {weight}"),
+            ));
+        }
+        if at < self.now() {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                format!("weight change at {at} is before now ({})", self.now()),
+            ));
+        }
+        let i = u32::try_from(self.weight_changes.len())
+            .map_err(|_| Error::invalid(format!("{flow}"), "more than 2^32 weight changes"))?;
+        self.weight_changes.push((flow.0, weight));
+        self.events.push(at, Event::Weight(i));
         Ok(())
     }
 
@@ -558,9 +621,13 @@ impl PacketSim {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
+            if now.0 > self.next_sample {
+                self.sample_before(now.0);
+            }
             self.handle(now.0, ev);
         }
         self.events.advance_to(t);
+        self.sample_before(t.0.saturating_add(1));
         self.results()
     }
 
@@ -581,6 +648,9 @@ impl PacketSim {
             match self.events.peek_time() {
                 Some(next) if next <= max_time => {
                     let (now, ev) = self.events.pop().expect("peeked");
+                    if now.0 > self.next_sample {
+                        self.sample_before(now.0);
+                    }
                     self.handle(now.0, ev);
                     handled += 1;
                     if handled & (Progress::EVERY - 1) == 0
@@ -589,10 +659,83 @@ impl PacketSim {
                         break;
                     }
                 }
-                _ => break,
+                Some(_) => {
+                    // Stopped by the horizon: nothing happens before it, so the samples up to
+                    // it are known.
+                    self.sample_before(max_time.0.saturating_add(1));
+                    return self.results();
+                }
+                None => break,
             }
         }
+        self.sample_before(self.events.now().0.saturating_add(1));
         self.results()
+    }
+
+    /// Takes every due sample whose time is before `t` (the next event's time): each sees the
+    /// state after every event at or before its own time.
+    #[cold]
+    fn sample_before(&mut self, t: u64) {
+        while self.next_sample < t {
+            let at = self.next_sample;
+            self.take_sample(at);
+            self.next_sample = at.saturating_add(self.rec.interval);
+        }
+    }
+
+    fn take_sample(&mut self, at: u64) {
+        let interval = self.rec.interval as f64 * 1e-12;
+        if self.rec.flows {
+            for (i, f) in self.flows.iter_mut().enumerate() {
+                let bytes = f.rx_wire - f.rx_wire_sampled;
+                if !f.started || (f.finished && bytes == 0) {
+                    continue;
+                }
+                f.rx_wire_sampled = f.rx_wire;
+                let send_rate = match &f.sender {
+                    Sender::Tcp(s) => match s.cc.pacing_rate() {
+                        Some(r) => Some(r.bps()),
+                        None => s
+                            .srtt()
+                            .filter(|t| t.0 > 0)
+                            .map(|t| s.cc.cwnd() as f64 * 8.0 / (t.0 as f64 * 1e-12)),
+                    },
+                    Sender::Udp(u) => Some(u.rate().bps()),
+                };
+                self.rec.flow_samples.push(FlowSample {
+                    time: Time(at),
+                    flow: FlowId(i as u32),
+                    throughput: bytes as f64 * 8.0 / interval,
+                    send_rate,
+                });
+            }
+        }
+        let all = match self.rec.queues {
+            QueueRecord::None => return,
+            QueueRecord::All => true,
+            QueueRecord::Queued => false,
+        };
+        for p in &self.ports {
+            if all || p.stats.max_queue_bytes > 0 {
+                let bytes = p.qdisc.bytes();
+                self.rec.queue_samples.push(QueueSample {
+                    time: Time(at),
+                    link: p.link,
+                    bytes,
+                    delay: p.rate.tx_time(Bytes(bytes)),
+                });
+            }
+        }
+    }
+
+    /// The flow samples recorded so far ([`super::config::RecordConfig`]), in time order.
+    pub fn flow_samples(&self) -> &[FlowSample] {
+        &self.rec.flow_samples
+    }
+
+    /// The queue samples recorded so far ([`super::config::RecordConfig`]), in time order.
+    pub fn queue_samples(&self) -> &[QueueSample] {
+        &self.rec.queue_samples
     }
 
     #[inline]
@@ -630,6 +773,11 @@ impl PacketSim {
             }
             Event::Rto(f) => self.on_rto_event(now, f),
             Event::DelAck(f) => self.on_delack_event(now, f),
+            Event::Weight(i) => {
+                let (f, w) = self.weight_changes[i as usize];
+                self.set_weight(FlowId(f), w)
+                    .expect("checked by schedule_weight");
+            }
         }
     }
 
@@ -883,7 +1031,10 @@ impl PacketSim {
         let pkt = *self.pool.get(id);
         let f = pkt.flow.0;
         match pkt.kind {
-            PacketKind::Data => self.on_data(now, id, &pkt, h, node),
+            PacketKind::Data => {
+                self.flows[f as usize].rx_wire += wire;
+                self.on_data(now, id, &pkt, h, node)
+            }
             PacketKind::Ack => {
                 let fl = &mut self.flows[f as usize];
                 if let Sender::Tcp(s) = &mut fl.sender {

@@ -1003,3 +1003,162 @@ fn dcqcn_cuts_on_the_start_burst_then_recovers_fairly() {
     assert!(agg[3] >= 0.6 * 100e9, "{agg:?}");
     assert_eq!(b.links[0].drops, 0);
 }
+
+#[test]
+fn recorded_samples_match_line_rate_and_never_exceed_capacity() {
+    // Two UDP flows at line rate (100 Gb/s each) into one 100 Gb/s bottleneck of a dumbbell,
+    // sampled every 10 µs. Expected: the throughputs of every sample sum to at most the
+    // bottleneck's capacity (the receivers' links carry at most what it forwards) and, once the
+    // pipe is full, to the capacity within one packet per interval; the sending rates are the
+    // UDP rate; the bottleneck's queue (link 0 of the dumbbell) grows by ~100 Gb/s × 10 µs =
+    // 125 KB per sample (it receives 200 Gb/s, sends 100) and is the only port recorded with
+    // `queues = "queued"` besides the hosts' NICs, which never hold a packet for long.
+    let topo = dumbbell_topo(2, 100, Bytes(32_000_000));
+    let flows = pair_flows(2, LONG);
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        record: Some(super::config::RecordConfig {
+            interval: Time::from_us(10),
+            flows: true,
+            queues: super::config::QueueRecord::Queued,
+        }),
+        ..PacketConfig::default()
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    sim.run_until(Time::from_us(200)).unwrap();
+    let fs = sim.flow_samples();
+    assert_eq!(
+        fs.len(),
+        2 * 20,
+        "two flows, samples at 10, 20, ..., 200 us"
+    );
+    let cap = 100e9;
+    let packet_per_interval = 1048.0 * 8.0 / 10e-6;
+    for pair in fs.chunks(2) {
+        assert_eq!(pair[0].time, pair[1].time);
+        let sum = pair[0].throughput + pair[1].throughput;
+        assert!(
+            sum <= cap + packet_per_interval,
+            "{sum} at {}",
+            pair[0].time
+        );
+        if pair[0].time > Time::from_us(20) {
+            assert!(
+                sum >= cap - packet_per_interval,
+                "{sum} at {}",
+                pair[0].time
+            );
+        }
+        assert_eq!(pair[0].send_rate, Some(cap));
+    }
+    let qs = sim.queue_samples();
+    let bottleneck: Vec<_> = qs.iter().filter(|q| q.link == LinkId(0)).collect();
+    assert_eq!(bottleneck.len(), 20);
+    let growth = (bottleneck[19].bytes - bottleneck[9].bytes) as f64 / 10.0;
+    assert!(
+        (growth - 125_000.0).abs() < 2_000.0,
+        "queue grows {growth} B per sample"
+    );
+    assert_eq!(
+        bottleneck[19].delay,
+        Rate::gbps(100).tx_time(Bytes(bottleneck[19].bytes))
+    );
+}
+
+#[test]
+fn a_single_reliable_flow_is_sampled_at_line_rate() {
+    // One DCTCP flow alone on a 100 Gb/s path with a window above the BDP: every 10 µs sample
+    // after the first RTT shows the line rate (wire bytes) within one packet per interval, and
+    // the window-based sending rate (cwnd · 8 / srtt) is at least the line rate (the window
+    // covers the pipe).
+    let topo = dumbbell_topo(1, 100, Bytes(1_000_000));
+    let flows = pair_flows(1, Bytes(10_000_000));
+    let mut cfg = dctcp_config(60);
+    cfg.tcp.init_cwnd = 100;
+    cfg.record = Some(super::config::RecordConfig {
+        interval: Time::from_us(10),
+        flows: true,
+        queues: super::config::QueueRecord::None,
+    });
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let r = sim.run_to_completion(Time::from_ms(10)).unwrap();
+    assert!(r.complete);
+    assert!(sim.queue_samples().is_empty());
+    let end = r.flows[0].end.unwrap();
+    let packet_per_interval = 1048.0 * 8.0 / 10e-6;
+    let mut checked = 0;
+    for s in sim.flow_samples() {
+        if s.time > Time::from_us(20) && s.time + Time::from_us(10) < end {
+            assert!(
+                (s.throughput - 100e9).abs() <= packet_per_interval,
+                "{} at {}",
+                s.throughput,
+                s.time
+            );
+            assert!(s.send_rate.unwrap() >= 100e9 * 0.99);
+            checked += 1;
+        }
+    }
+    assert!(checked > 70, "{checked} samples checked");
+}
+
+#[test]
+fn scheduled_weight_changes_land_at_their_time() {
+    // A weight change scheduled with `schedule_weight` reaches the congestion control at
+    // exactly its time: a custom congestion control logs its ACK times and the number of ACKs
+    // seen at each `on_weight` call, so every ACK before the change at 50 µs is at or before
+    // 50 µs and every ACK after it at or after 50 µs (ACKs run every ~84 ns here); a past
+    // time, a bad weight and an unknown flow are errors.
+    #[derive(Default)]
+    struct Log {
+        acks: Vec<Time>,
+        weights: Vec<(usize, f64)>,
+    }
+    struct Probe(Rc<RefCell<Log>>);
+    impl CongestionControl for Probe {
+        fn on_ack(&mut self, a: &AckInfo<'_>) {
+            self.0.borrow_mut().acks.push(a.now);
+        }
+        fn on_loss(&mut self, _now: Time, _in_flight: u64) {}
+        fn on_timeout(&mut self, _now: Time, _in_flight: u64) {}
+        fn on_weight(&mut self, w: f64) {
+            let mut l = self.0.borrow_mut();
+            let n = l.acks.len();
+            l.weights.push((n, w));
+        }
+        fn cwnd(&self) -> u64 {
+            20_000
+        }
+    }
+    let topo = dumbbell_topo(1, 100, Bytes(1_000_000));
+    let flows = pair_flows(1, LONG);
+    let mut sim = PacketSim::new(&topo, &flows, PacketConfig::default()).unwrap();
+    let log = Rc::new(RefCell::new(Log::default()));
+    sim.set_congestion_control(FlowId(0), Box::new(Probe(log.clone())))
+        .unwrap();
+    sim.schedule_weight(Time::from_us(50), FlowId(0), 3.0)
+        .unwrap();
+    sim.run_until(Time::from_us(100)).unwrap();
+    {
+        let l = log.borrow();
+        assert_eq!(l.weights.len(), 2, "initial weight, then the change");
+        let (n, w) = l.weights[1];
+        assert_eq!(w, 3.0);
+        assert!(n > 100 && n < l.acks.len(), "{n} of {} ACKs", l.acks.len());
+        assert!(l.acks[..n].iter().all(|&t| t <= Time::from_us(50)));
+        assert!(l.acks[n..].iter().all(|&t| t >= Time::from_us(50)));
+        // The window (20 packets) is sent in bursts, one per RTT (~6.3 µs).
+        assert!(l.acks[n - 1] > Time::from_us(43));
+    }
+    assert!(sim
+        .schedule_weight(Time::from_us(10), FlowId(0), 2.0)
+        .unwrap_err()
+        .to_string()
+        .contains("before now"));
+    assert!(sim
+        .schedule_weight(Time::from_us(200), FlowId(0), -1.0)
+        .is_err());
+    assert!(sim
+        .schedule_weight(Time::from_us(200), FlowId(5), 1.0)
+        .is_err());
+}

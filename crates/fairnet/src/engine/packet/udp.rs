@@ -33,6 +33,11 @@ impl UdpSender {
         }
     }
 
+    /// The sending rate.
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
     /// Payload bytes sent so far.
     pub fn sent(&self) -> u64 {
         self.sent
