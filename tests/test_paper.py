@@ -56,7 +56,7 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
 
 
 def test_unknown_entry_and_scale() -> None:
-    with pytest.raises(InputError, match="no entry 'nope'; known: soze-fig11, soze-fig14"):
+    with pytest.raises(InputError, match="no entry 'nope'; known: soze-apps, soze-fig11"):
         get("nope")
     with pytest.raises(InputError, match="--scale"):
         get("sperc-fig2").run("huge", Path("unused"))
@@ -156,3 +156,16 @@ def test_soze_fig18_smoke_resolves_fine_weights_and_connection_counts(tmp_path: 
         assert r["error"] < 0.01, r
     assert max(r["error"] for r in d) > max(r["error"] for r in c)
     assert (tmp_path / "soze-fig18.png").exists()
+
+
+def test_soze_apps_smoke_matches_the_papers_ratios(tmp_path: Path) -> None:
+    console = Console(record=True, width=160)
+    cases = get("soze-apps").run("smoke", tmp_path, console).rows
+    fig6, fig9, fig10 = cases
+    # Fig. 6: 60 → 50 units of GB / C (paper 117 → 96 s, 0.821); Fig. 9: 60 → 50 s exactly.
+    assert fig6["ratio"] == pytest.approx(50 / 60, abs=1e-3)
+    assert fig9["ratio"] == pytest.approx(50 / 60, abs=1e-3)
+    assert fig9["f3_s"] * 60 / fig9["fair_s"] == pytest.approx(20.0, abs=0.01)
+    # Fig. 10: shortest-first lowers the mean RPC time and most RPCs finish sooner.
+    assert fig10["ratio"] < 1 and fig10["sooner"] > 0.5
+    assert "paper: 20 s" in console.export_text()

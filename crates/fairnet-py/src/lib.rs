@@ -14,6 +14,7 @@ mod flow;
 mod hpcc;
 mod packet;
 mod scenario;
+mod systems;
 mod workload;
 
 fn value_error(e: fairnet::Error) -> PyErr {
@@ -281,5 +282,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     packet::register(m)?;
     scenario::register(m)?;
     hpcc::register(m)?;
+    systems::register(m)?;
     Ok(())
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fairnet.errors import InputError
 from fairnet.paper.entry import SCALES, Entry, PaperResult
+from fairnet.paper.soze_apps import ENTRY as SOZE_APPS
 from fairnet.paper.soze_fig2 import ENTRY as SOZE_FIG2
 from fairnet.paper.soze_fig11 import ENTRY as SOZE_FIG11
 from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
@@ -23,6 +24,7 @@ from fairnet.paper.sperc_fig6 import ENTRY as SPERC_FIG6
 REGISTRY: dict[str, Entry] = {
     e.name: e
     for e in (
+        SOZE_APPS,
         SOZE_FIG2,
         SOZE_FIG11,
         SOZE_FIG14,
