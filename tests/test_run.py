@@ -238,3 +238,19 @@ def test_soze_fig17_scenario_file_runs_with_its_weight_schedule() -> None:
     queues = r.queues
     assert queues is not None and {0, 2} <= set(queues["link"].to_list())
     assert r.scenario["weight_changes"][3] == {"at": "40ms", "flow": 0, "weight": 5.0}
+
+
+def test_summary_convergence_against_the_max_min_reference() -> None:
+    # Söze settles on the weighted max-min rates (1 : 3, then 3 : 3 after 200 µs) and stays
+    # there to the end; Reno under drop-tail ignores weights, so its flows end far from them.
+    import fairnet
+
+    soze = fairnet.run(_two_flows_packet({"interval": "10us"})).summary["convergence"]
+    assert soze["samples"] > 20 and soze["time_s"] is not None
+    assert soze["final_max_error"] < 0.1
+    reno_doc = _two_flows_packet({"interval": "10us"})
+    reno_doc["engine"]["transport"] = "reno"
+    reno = fairnet.run(reno_doc).summary["convergence"]
+    assert reno["time_s"] is None and reno["final_max_error"] > 0.1
+    # Without recorded samples there is nothing to measure.
+    assert fairnet.run(_two_flows_packet()).summary["convergence"] is None

@@ -467,6 +467,7 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
     summary = _summary(cols, out)
     summary["interrupted"] = interrupted
     summary["links"] = _links_summary(links)
+    summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     return Results(
         flows_arrow=table,
         summary=summary,
@@ -476,6 +477,48 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
         links_arrow=links_table,
         queues_arrow=queues_table,
     )
+
+
+#: A flow has converged when its sampled throughput is within this of its max-min rate.
+CONVERGENCE_TOLERANCE = 0.1
+
+
+def _convergence(rates: dict[str, np.ndarray], ref: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """When the run's rates settled on the weighted max-min allocation: the first sample time
+    from which every later sample has every flow (sampled in both the run and the max-min
+    reference at that time) within :data:`CONVERGENCE_TOLERANCE` of its reference rate. The
+    run's sample at ``t`` is the throughput over the interval ending at ``t``; the reference's
+    is the allocation at ``t``. None without recorded flow samples (packet ``engine.record``);
+    ``time_s`` None if the last sample is still off."""
+    if not len(ref["time_ps"]) or not len(rates["time_ps"]):
+        return None
+    import polars as pl
+
+    run = pl.DataFrame({"t": rates["time_ps"], "flow": rates["flow"], "rate": rates["rate_bps"]})
+    reference = pl.DataFrame({"t": ref["time_ps"], "flow": ref["flow"], "ref": ref["rate_bps"]})
+    both = run.join(reference, on=["t", "flow"]).filter(pl.col("ref") > 0)
+    if not both.height:
+        return None
+    per_time = (
+        both.with_columns(((pl.col("rate") - pl.col("ref")).abs() / pl.col("ref")).alias("err"))
+        .group_by("t")
+        .agg(pl.col("err").max())
+        .sort("t")
+    )
+    off = per_time.filter(pl.col("err") > CONVERGENCE_TOLERANCE)
+    times = per_time["t"].to_numpy()
+    if not off.height:
+        settled = int(times[0])
+    elif off["t"].max() == times[-1]:
+        settled = None
+    else:
+        settled = int(times[times > off["t"].max()][0])
+    return {
+        "tolerance": CONVERGENCE_TOLERANCE,
+        "samples": int(per_time.height),
+        "time_s": None if settled is None else settled / 1e12,
+        "final_max_error": float(per_time["err"][-1]),
+    }
 
 
 def _links_summary(links: dict[str, np.ndarray]) -> dict[str, Any] | None:

@@ -143,6 +143,30 @@ fn run_scenario<'py>(
         col_x(&|r| r.mean_queue_bytes).into_pyarray(py),
     )?;
     d.set_item("links", links)?;
+    let reference = PyDict::new(py);
+    let m = &out.maxmin_rates;
+    reference.set_item(
+        "time_ps",
+        m.iter()
+            .map(|r| r.time.0 as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    reference.set_item(
+        "flow",
+        m.iter()
+            .map(|r| r.flow as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    reference.set_item(
+        "rate_bps",
+        m.iter()
+            .map(|r| r.rate)
+            .collect::<Vec<f64>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("maxmin_rates", reference)?;
     // Rounds engine only: final and oracle rates (NaN for the other engines).
     let col_f = |f: &dyn Fn(&scenario::RunRow) -> Option<f64>| {
         out.rows

@@ -42,7 +42,8 @@
 mod run;
 
 pub use run::{
-    maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, RunOutput, RunRow,
+    maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, MaxminReference,
+    RunOutput, RunRow,
 };
 
 use crate::engine::flow::{FlowSimConfig, WeightChange};

@@ -100,6 +100,9 @@ pub struct RunOutput {
     pub rates: Vec<RateSample>,
     /// Per-link counters (packet engine; empty for the others).
     pub links: Vec<LinkRow>,
+    /// The max-min reference's rate samples on the run's sampling grid (packet runs recording
+    /// flow samples; empty otherwise).
+    pub maxmin_rates: Vec<RateSample>,
     /// Queue samples of the packet engine's ports (`engine.record.queues`).
     pub queues: Vec<QueueSample>,
 }
@@ -176,6 +179,7 @@ pub fn run_with_progress(
                 maxmin_end,
                 rates: r.rates,
                 links: Vec::new(),
+                maxmin_rates: Vec::new(),
                 queues: Vec::new(),
             })
         }
@@ -210,16 +214,20 @@ pub fn run_with_progress(
                 paths.push(path);
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
+            // With flow samples recorded, the reference samples its rates on the same grid,
+            // for the convergence time of summary.json.
             let reference = FlowSimConfig {
                 header_bytes: cfg.header.0,
                 mtu: cfg.mtu.0,
+                rate_interval: cfg.record.as_ref().filter(|r| r.flows).map(|r| r.interval),
                 ..FlowSimConfig::default()
             };
-            let maxmin_end = match cfg.routing.data_selector(0, 0) {
+            let (maxmin_end, maxmin_rates) = match cfg.routing.data_selector(0, 0) {
                 Some(_) if !progress.is_cancelled() => {
-                    maxmin_reference(topo, flows, Some(paths), &changes, &reference)?
+                    let m = maxmin_reference(topo, flows, Some(paths), &changes, &reference)?;
+                    (m.end, m.rates)
                 }
-                _ => vec![None; flows.len()],
+                _ => (vec![None; flows.len()], Vec::new()),
             };
             let secs = r.now.as_secs_f64();
             let links = r
@@ -279,6 +287,7 @@ pub fn run_with_progress(
                     .collect(),
                 queues: sim.queue_samples().to_vec(),
                 links,
+                maxmin_rates,
             })
         }
     }
@@ -296,7 +305,7 @@ pub fn maxmin_reference(
     paths: Option<Vec<Vec<LinkId>>>,
     changes: &[WeightChange],
     cfg: &FlowSimConfig,
-) -> Result<Vec<Option<Time>>> {
+) -> Result<MaxminReference> {
     let mut fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
     if let Some(paths) = paths {
         for (f, p) in fluid.iter_mut().zip(paths) {
@@ -304,7 +313,19 @@ pub fn maxmin_reference(
         }
     }
     let r = flow::run(topo, &fluid, changes, cfg).map_err(in_engine)?;
-    Ok(r.flows.iter().map(|f| f.end).collect())
+    Ok(MaxminReference {
+        end: r.flows.iter().map(|f| f.end).collect(),
+        rates: r.rates,
+    })
+}
+
+/// What [`maxmin_reference`] computes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaxminReference {
+    /// Each flow's end (`None` if it did not finish).
+    pub end: Vec<Option<Time>>,
+    /// The active flows' max-min rates at every `rate_interval` of its configuration.
+    pub rates: Vec<RateSample>,
 }
 
 /// Runs a scenario whose network is an abstract `[matrix]` (rounds engine only). Rows have no
@@ -378,6 +399,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         maxmin_end: vec![None; o.rates.len()],
         rates: Vec::new(),
         links: Vec::new(),
+        maxmin_rates: Vec::new(),
         queues: Vec::new(),
     }
 }
