@@ -201,6 +201,10 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
     outdir = output if output is not None else Path("results") / scenario.stem
     summary = run_scenario(scenario, outdir, overrides, fct_txt=fct_txt, show_progress=True)
     extra = ", fct.txt" if fct_txt else ""
+    if summary.get("failure"):
+        console.print(f"wrote the partial results to {outdir}/ (summary.json says why)")
+        click.echo(f"fairnet: error: the run failed part-way: {summary['failure']}", err=True)
+        sys.exit(1)
     if summary["interrupted"]:
         console.print(
             f"interrupted: wrote the {summary['finished']:,} finished flows to {outdir}/ "

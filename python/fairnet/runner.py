@@ -466,6 +466,8 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
     links_table = pa.table(links)
     summary = _summary(cols, out)
     summary["interrupted"] = interrupted
+    # An engine invariant broken part-way: what existed is kept, and the run says why it stopped.
+    summary["failure"] = out.get("failure")
     summary["links"] = _links_summary(links)
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     return Results(

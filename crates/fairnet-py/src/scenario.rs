@@ -192,6 +192,7 @@ fn run_scenario<'py>(
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;
     d.set_item("complete", out.complete)?;
+    d.set_item("failure", out.failure.clone())?;
     d.set_item("cancelled", progress.is_cancelled())?;
     d.set_item("wall_seconds", out.wall_seconds)?;
     let counters = PyDict::new(py);

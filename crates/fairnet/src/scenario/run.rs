@@ -100,6 +100,9 @@ pub struct RunOutput {
     pub rates: Vec<RateSample>,
     /// Per-link counters (packet engine; empty for the others).
     pub links: Vec<LinkRow>,
+    /// Why the run failed part-way (an engine invariant broken), if it did; the rest of the
+    /// output is what existed then.
+    pub failure: Option<String>,
     /// The max-min reference's rate samples on the run's sampling grid (packet runs recording
     /// flow samples; empty otherwise).
     pub maxmin_rates: Vec<RateSample>,
@@ -180,6 +183,7 @@ pub fn run_with_progress(
                 rates: r.rates,
                 links: Vec::new(),
                 maxmin_rates: Vec::new(),
+                failure: None,
                 queues: Vec::new(),
             })
         }
@@ -189,12 +193,13 @@ pub fn run_with_progress(
                 sim.schedule_weight(c.time, FlowId(c.flow), c.weight)
                     .map_err(|e| Error::invalid(format!("weight_changes[{i}]"), e.to_string()))?;
             }
-            let r = sim
-                .run_to_completion_with_progress(
-                    s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON),
-                    progress,
-                )
-                .map_err(in_engine)?;
+            // A broken engine invariant fails the run, but what it computed is still written
+            // (DESIGN.md: nothing already computed is lost), marked as failed.
+            let horizon = s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON);
+            let (r, failure) = match sim.run_to_completion_with_progress(horizon, progress) {
+                Ok(r) => (r, None),
+                Err(e) => (sim.records(), Some(e.to_string())),
+            };
             // The ideal FCT and the max-min reference use the path the engine takes (with
             // spraying there is none: the ideal takes the first shortest path, which in
             // symmetric fabrics gives the same ideal, and there is no reference).
@@ -266,7 +271,7 @@ pub fn run_with_progress(
                 engine: "packet",
                 events: r.events,
                 end_time: r.now,
-                complete: r.complete,
+                complete: r.complete && failure.is_none(),
                 wall_seconds,
                 counters: vec![
                     ("data_packet_hops", r.data_packet_hops as f64),
@@ -288,6 +293,7 @@ pub fn run_with_progress(
                 queues: sim.queue_samples().to_vec(),
                 links,
                 maxmin_rates,
+                failure,
             })
         }
     }
@@ -400,6 +406,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         rates: Vec::new(),
         links: Vec::new(),
         maxmin_rates: Vec::new(),
+        failure: None,
         queues: Vec::new(),
     }
 }

@@ -1162,3 +1162,57 @@ fn scheduled_weight_changes_land_at_their_time() {
         .schedule_weight(Time::from_us(200), FlowId(5), 1.0)
         .is_err());
 }
+
+/// A discipline that ignores the port's buffer: a bug the engine's invariant check catches.
+struct Unbounded(std::collections::VecDeque<PacketId>, u64);
+
+impl super::qdisc::Qdisc for Unbounded {
+    fn enqueue(
+        &mut self,
+        id: PacketId,
+        pool: &mut PacketPool,
+        _now: Time,
+    ) -> super::qdisc::Enqueued {
+        self.1 += pool.get(id).wire as u64;
+        self.0.push_back(id);
+        super::qdisc::Enqueued::Queued
+    }
+    fn dequeue(&mut self, pool: &mut PacketPool, _now: Time) -> Option<PacketId> {
+        let id = self.0.pop_front()?;
+        self.1 -= pool.get(id).wire as u64;
+        Some(id)
+    }
+    fn bytes(&self) -> u64 {
+        self.1
+    }
+    fn packets(&self) -> usize {
+        self.0.len()
+    }
+}
+
+#[test]
+fn a_broken_invariant_fails_the_run_but_keeps_the_records() {
+    // Two Reno flows through a 10-packet buffer whose discipline never drops: the queue grows
+    // past the buffer, `results` refuses the run naming the broken invariant, and `records`
+    // still reports what finished (the scenario runner writes it, marked as failed).
+    let topo = dumbbell_topo(2, 100, Bytes(10 * 1048));
+    let flows = pair_flows(2, Bytes(2_000_000));
+    let cfg = PacketConfig {
+        transport: TransportKind::Reno,
+        ..PacketConfig::default()
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    // Every port: whichever is the bottleneck overflows.
+    for l in 0..topo.links().len() {
+        sim.set_qdisc(LinkId(l as u32), Box::new(Unbounded(Default::default(), 0)))
+            .unwrap();
+    }
+    let e = sim.run_to_completion(Time::from_ms(100)).unwrap_err();
+    assert!(
+        e.to_string().contains("left a queue above its buffer"),
+        "{e}"
+    );
+    let r = sim.records();
+    assert!(r.complete, "both flows finished");
+    assert!(r.flows.iter().all(|f| f.end.is_some()));
+}
