@@ -135,6 +135,11 @@ pub struct TcpConfig {
     /// at least, both for WAN RTTs; here it stays well below the 1 ms `min_rto`, so a delayed
     /// ACK never causes a spurious timeout).
     pub delayed_ack_timeout: Time,
+    /// SACK (RFC 2018 blocks on ACKs, up to 3 with the timestamp option) with RFC 6675's
+    /// conservative loss recovery at the sender; `false`: NewReno (RFC 6582). Default on, as
+    /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
+    /// cubic, soze, hpcc, delay_aimd, dcqcn); UDP ignores it.
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -147,6 +152,7 @@ impl Default for TcpConfig {
             dctcp_g: super::dctcp::DCTCP_G,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(100),
+            sack: true,
         }
     }
 }
@@ -337,6 +343,9 @@ mod tests {
         assert_eq!(c.tcp.init_cwnd, 10);
         assert_eq!(c.seed, 3);
         assert!(!c.tcp.delayed_ack, "one ACK per packet by default");
+        assert!(c.tcp.sack, "SACK on by default, as Linux");
+        let c = PacketConfig::from_toml_str("[tcp]\nsack = false\n").unwrap();
+        assert!(!c.tcp.sack);
         let c = PacketConfig::from_toml_str(
             "[tcp]\ndelayed_ack = true\ndelayed_ack_timeout = \"50us\"\n",
         )

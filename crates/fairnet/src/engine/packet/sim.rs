@@ -27,7 +27,7 @@ use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
-use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, NO_ROUTE};
+use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_ROUTE};
 use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
 };
@@ -233,6 +233,7 @@ impl PacketSim {
             min_rto: cfg.tcp.min_rto,
             initial_rto: cfg.tcp.initial_rto,
             max_rto: cfg.tcp.max_rto,
+            sack: cfg.tcp.sack,
         };
         let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
         let mut paths: Vec<u32> = Vec::new();
@@ -887,7 +888,12 @@ impl PacketSim {
             PacketKind::Ack => {
                 let fl = &mut self.flows[f as usize];
                 if let Sender::Tcp(s) = &mut fl.sender {
-                    s.on_ack(&pkt, self.pool.int_hops(id), Time(now));
+                    s.on_ack(
+                        &pkt,
+                        self.pool.int_hops(id),
+                        self.pool.sack_blocks(id),
+                        Time(now),
+                    );
                     if s.done() && !fl.finished {
                         fl.finished = true;
                         self.finished += 1;
@@ -944,7 +950,8 @@ impl PacketSim {
                             // at once with its own ECE, then start over in the new state.
                             fl.delack.pending = 0;
                             let nid = self.pool.alloc(Packet::default());
-                            self.send_ack(now, nid, f, prev, d.ce, (d.ts, d.qdelay), 0, h, node);
+                            let echo = (d.ts, d.qdelay);
+                            self.send_ack(now, nid, f, prev, d.ce, echo, 0, None, h, node);
                         }
                         let d = &mut self.flows[f as usize].delack;
                         if d.pending == 0 {
@@ -969,14 +976,16 @@ impl PacketSim {
                         echo = (d.ts, d.qdelay.max(pkt.max_qdelay));
                     }
                 }
-                self.send_ack(now, id, f, cum, ce, echo, pkt.int_len, h, node);
+                let trigger = Some(pkt.seq);
+                self.send_ack(now, id, f, cum, ce, echo, pkt.int_len, trigger, h, node);
             }
         }
     }
 
     /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp and
-    /// `max_qdelay`, `int_len` INT records already in the slot) and sends it from the
-    /// receiver's host `h` at `node`.
+    /// `max_qdelay`, `int_len` INT records already in the slot, SACK blocks with `trigger` the
+    /// offset of the segment that caused it) and sends it from the receiver's host `h` at
+    /// `node`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn send_ack(
@@ -988,9 +997,17 @@ impl PacketSim {
         ece: bool,
         echo: (Time, Time),
         int_len: u8,
+        trigger: Option<u64>,
         h: u32,
         node: NodeId,
     ) {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        let mut n_sack = 0;
+        if self.cfg.tcp.sack {
+            if let Receiver::Tcp(r) = &mut self.flows[f as usize].receiver {
+                n_sack = r.sack_blocks(trigger, &mut blocks);
+            }
+        }
         let fl = &self.flows[f as usize];
         self.spray_ctr += 1;
         // Reuse the data packet's slot for its ACK.
@@ -1012,12 +1029,17 @@ impl PacketSim {
             window: u64::MAX,
             // The slot's INT records stay in place: the ACK echoes them.
             int_len,
+            sack_len: 0,
             route: fl.route_ack,
             hop: 0,
             live: true,
             enq_at: Time(now),
             spray_key: self.spray_ctr,
         };
+        if n_sack > 0 {
+            self.pool.set_sack(id, &blocks[..n_sack]);
+        }
+        let ack = self.pool.get_mut(id);
         if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
             shim.on_egress(ack, Time(now));
         }
@@ -1051,7 +1073,7 @@ impl PacketSim {
         let node = fl.spec.dst;
         let h = self.host_of_node[node.0 as usize];
         let nid = self.pool.alloc(Packet::default());
-        self.send_ack(now, nid, f, cum, ce, echo, 0, h, node);
+        self.send_ack(now, nid, f, cum, ce, echo, 0, None, h, node);
     }
 
     /// Makes sure an `Rto` event is pending no later than the sender's timer deadline.
