@@ -105,6 +105,8 @@ pub enum CcImpl {
     Dcqcn(super::dcqcn::Dcqcn),
     /// [`crate::systems::soze::Soze`].
     Soze(crate::systems::soze::Soze),
+    /// [`super::pfabric::Pfabric`].
+    Pfabric(super::pfabric::Pfabric),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -119,6 +121,7 @@ macro_rules! dispatch {
             CcImpl::DelayAimd($c) => $e,
             CcImpl::Dcqcn($c) => $e,
             CcImpl::Soze($c) => $e,
+            CcImpl::Pfabric($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

@@ -3,7 +3,7 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int (HPCC needs "int")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
@@ -23,6 +23,7 @@
 use super::dcqcn::DcqcnConfig;
 use super::delay_aimd::DelayAimdConfig;
 use super::hpcc::HpccConfig;
+use super::pfabric::PfabricConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
 use crate::error::{Error, Result};
@@ -62,6 +63,10 @@ pub enum TransportKind {
     /// DCQCN's reaction point ([`super::dcqcn::Dcqcn`], [`PacketConfig::dcqcn`]), with ECN
     /// marking (RED) at the switches.
     Dcqcn,
+    /// pFabric's minimal host transport ([`super::pfabric::Pfabric`],
+    /// [`PacketConfig::pfabric`]: large initial window, fixed small RTO, probe mode), for use
+    /// with `qdisc = { kind = "pfabric" }`.
+    Pfabric,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -193,6 +198,9 @@ pub struct PacketConfig {
     pub delay_aimd: DelayAimdConfig,
     /// DCQCN's parameters (used with `transport = "dcqcn"`).
     pub dcqcn: DcqcnConfig,
+    /// pFabric's host parameters (used with `transport = "pfabric"`; they replace
+    /// `tcp.init_cwnd` and the RTO settings).
+    pub pfabric: PfabricConfig,
 }
 
 impl Default for PacketConfig {
@@ -213,6 +221,7 @@ impl Default for PacketConfig {
             hpcc: HpccConfig::default(),
             delay_aimd: DelayAimdConfig::default(),
             dcqcn: DcqcnConfig::default(),
+            pfabric: PfabricConfig::default(),
         }
     }
 }
@@ -310,6 +319,7 @@ impl PacketConfig {
         self.hpcc.validate(&at("hpcc"))?;
         self.delay_aimd.validate(&at("delay_aimd"))?;
         self.dcqcn.validate(&at("dcqcn"))?;
+        self.pfabric.validate(&at("pfabric"))?;
         if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -366,7 +376,8 @@ mod tests {
         assert_eq!(
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
-             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`"
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
+             `pfabric`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

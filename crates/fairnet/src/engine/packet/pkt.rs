@@ -98,6 +98,10 @@ pub struct Packet {
     pub ece: bool,
     /// Priority class (0 = highest), copied from the flow.
     pub priority: u8,
+    /// pFabric priority (§4.1; smaller = more urgent): data packets carry their flow's
+    /// remaining bytes (size − cumulative ACK, saturating at `u32::MAX`), ACKs 0. Stamped by
+    /// the engine for every transport; read by [`super::pfabric::PfabricQueue`].
+    pub rank: u32,
     /// Whether this data packet is a retransmission.
     pub retransmit: bool,
     /// Compact INT: the largest queueing delay seen at any egress so far (each port keeps the
@@ -141,6 +145,7 @@ impl Default for Packet {
             ecn: Ecn::NotEct,
             ece: false,
             priority: 0,
+            rank: 0,
             retransmit: false,
             max_qdelay: Time::ZERO,
             ts: Time::ZERO,
@@ -360,9 +365,10 @@ mod tests {
 
     #[test]
     fn packet_is_small() {
-        // The INT area lives in the pool's side table; keep the hot packet compact.
+        // The INT area and SACK blocks live in the pool's side tables; keep the hot packet
+        // compact (88 bytes with `sack_len` and pFabric's `rank`, as before them).
         assert!(
-            std::mem::size_of::<Packet>() <= 96,
+            std::mem::size_of::<Packet>() <= 88,
             "{}",
             std::mem::size_of::<Packet>()
         );

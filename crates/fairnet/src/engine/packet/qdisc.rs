@@ -7,6 +7,7 @@
 //! ([`super::sched`]). Later disciplines (MAY's drop-counter AQM, pFabric) implement [`Qdisc`]
 //! and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
 
+use super::pfabric::PfabricQueue;
 use super::pkt::{Ecn, PacketId, PacketPool};
 use super::red::{Red, RedConfig};
 use super::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
@@ -25,6 +26,9 @@ pub enum Enqueued {
     Marked,
     /// Not queued: the engine frees the packet and counts a drop at this link.
     Dropped,
+    /// Queued, and queued packets were dropped to make room (pFabric): the engine takes them
+    /// with [`Qdisc::take_evicted`], frees them and counts a drop for each.
+    Evicting,
 }
 
 /// What a queueing discipline knows about its port when it is built.
@@ -54,6 +58,10 @@ pub trait Qdisc {
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued;
     /// The next packet to transmit, if any.
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId>;
+    /// After [`Enqueued::Evicting`]: the next packet dropped from the queue, until `None`.
+    fn take_evicted(&mut self) -> Option<PacketId> {
+        None
+    }
     /// Bytes (wire) queued now.
     fn bytes(&self) -> u64;
     /// Packets queued now.
@@ -206,6 +214,8 @@ pub enum QdiscImpl {
     Drr(Drr),
     /// [`Wrr`].
     Wrr(Wrr),
+    /// [`PfabricQueue`].
+    Pfabric(PfabricQueue),
     /// Any other [`Qdisc`].
     Custom(Box<dyn Qdisc>),
 }
@@ -219,6 +229,7 @@ impl std::fmt::Debug for QdiscImpl {
             QdiscImpl::Priority(q) => q.fmt(f),
             QdiscImpl::Drr(q) => q.fmt(f),
             QdiscImpl::Wrr(q) => q.fmt(f),
+            QdiscImpl::Pfabric(q) => q.fmt(f),
             QdiscImpl::Custom(_) => f.write_str("Custom(..)"),
         }
     }
@@ -233,6 +244,7 @@ macro_rules! dispatch {
             QdiscImpl::Priority($q) => $e,
             QdiscImpl::Drr($q) => $e,
             QdiscImpl::Wrr($q) => $e,
+            QdiscImpl::Pfabric($q) => $e,
             QdiscImpl::Custom($q) => $e,
         }
     };
@@ -246,6 +258,9 @@ impl Qdisc for QdiscImpl {
     #[inline]
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
         dispatch!(self, q => q.dequeue(pool, now))
+    }
+    fn take_evicted(&mut self) -> Option<PacketId> {
+        dispatch!(self, q => q.take_evicted())
     }
     #[inline]
     fn bytes(&self) -> u64 {
@@ -268,6 +283,7 @@ impl Qdisc for QdiscImpl {
 /// qdisc = { kind = "priority", classes = 8 }
 /// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
 /// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
+/// qdisc = { kind = "pfabric" }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -318,6 +334,9 @@ pub enum QdiscConfig {
         #[serde(default)]
         k: Option<EcnThreshold>,
     },
+    /// [`PfabricQueue`]: dequeue the most urgent flow (smallest remaining size), drop the
+    /// least urgent packet on overflow (pFabric §4.2).
+    Pfabric,
 }
 
 impl QdiscConfig {
@@ -340,7 +359,7 @@ impl QdiscConfig {
             Ok(())
         };
         match self {
-            QdiscConfig::DropTail => Ok(()),
+            QdiscConfig::DropTail | QdiscConfig::Pfabric => Ok(()),
             QdiscConfig::Ecn { k } => check_k(&Some(*k)),
             QdiscConfig::Red(r) => r.validate(at),
             QdiscConfig::Priority { classes, k, .. } => {
@@ -385,6 +404,7 @@ impl QdiscConfig {
     pub fn build(&self, p: &QdiscParams) -> Result<QdiscImpl> {
         Ok(match self {
             QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
+            QdiscConfig::Pfabric => QdiscImpl::Pfabric(PfabricQueue::new(p.buffer)),
             QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, *k)),
             QdiscConfig::Red(r) => QdiscImpl::Red(Box::new(r.build(p)?)),
             QdiscConfig::Priority {

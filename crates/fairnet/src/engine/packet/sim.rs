@@ -27,6 +27,7 @@ use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
+use super::pfabric::{rank_of, Pfabric};
 use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_ROUTE};
 use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
@@ -227,7 +228,7 @@ impl PacketSim {
         let routing = Routing::new(topo);
         let mss = cfg.mtu.0;
         let header = cfg.header.0;
-        let tcp_params = TcpParams {
+        let mut tcp_params = TcpParams {
             mss,
             header,
             min_rto: cfg.tcp.min_rto,
@@ -235,6 +236,15 @@ impl PacketSim {
             max_rto: cfg.tcp.max_rto,
             sack: cfg.tcp.sack,
         };
+        if cfg.transport == TransportKind::Pfabric {
+            // pFabric §4.3 / s-PERC Table 6: a fixed RTO, no backoff.
+            let rto = cfg.pfabric.rto;
+            (
+                tcp_params.min_rto,
+                tcp_params.initial_rto,
+                tcp_params.max_rto,
+            ) = (rto, rto, rto);
+        }
         let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
         let mut paths: Vec<u32> = Vec::new();
         let mut path = Vec::new();
@@ -383,6 +393,7 @@ impl PacketSim {
                         TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
                         TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
                         TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
+                        TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }
@@ -707,16 +718,20 @@ impl PacketSim {
 
     fn send_data(&mut self, now: u64, f: u32) {
         let fl = &mut self.flows[f as usize];
-        let (seg, ecn) = match &mut fl.sender {
+        let size = fl.spec.size.0;
+        let (seg, ecn, remaining) = match &mut fl.sender {
             Sender::Tcp(s) => {
                 let ecn = if s.cc.ecn_capable() {
                     Ecn::Ect
                 } else {
                     Ecn::NotEct
                 };
-                (s.next_segment(Time(now)), ecn)
+                (s.next_segment(Time(now)), ecn, size - s.snd_una())
             }
-            Sender::Udp(u) => (u.next_segment(), Ecn::NotEct),
+            Sender::Udp(u) => {
+                let seg = u.next_segment();
+                (seg, Ecn::NotEct, size - seg.seq)
+            }
         };
         self.spray_ctr += 1;
         let mut pkt = Packet {
@@ -729,6 +744,7 @@ impl PacketSim {
             wire: seg.len + self.header as u32,
             ecn,
             priority: fl.spec.priority,
+            rank: rank_of(remaining),
             retransmit: seg.retransmit,
             ts: Time(now),
             route: fl.route_data,
@@ -790,6 +806,15 @@ impl PacketSim {
             }
             Enqueued::Marked => port.stats.marks += 1,
             Enqueued::Queued => {}
+            Enqueued::Evicting => {
+                while let Some(v) = port.qdisc.take_evicted() {
+                    let wire = self.pool.get(v).wire as u64;
+                    port.stats.drops += 1;
+                    port.stats.drop_bytes += wire;
+                    self.c.dropped += wire;
+                    self.pool.release(v);
+                }
+            }
         }
         port.account_queue(now, before);
         if port.qdisc.bytes() > port.buffer.0 {
@@ -1001,14 +1026,10 @@ impl PacketSim {
         h: u32,
         node: NodeId,
     ) {
-        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-        let mut n_sack = 0;
-        if self.cfg.tcp.sack {
-            if let Receiver::Tcp(r) = &mut self.flows[f as usize].receiver {
-                n_sack = r.sack_blocks(trigger, &mut blocks);
-            }
-        }
         let fl = &self.flows[f as usize];
+        // Most ACKs find everything in order: no blocks, no call.
+        let sack =
+            self.cfg.tcp.sack && matches!(&fl.receiver, Receiver::Tcp(r) if r.holds_out_of_order());
         self.spray_ctr += 1;
         // Reuse the data packet's slot for its ACK.
         let ack = self.pool.get_mut(id);
@@ -1023,6 +1044,7 @@ impl PacketSim {
             ecn: Ecn::NotEct,
             ece,
             priority: fl.spec.priority,
+            rank: 0,
             retransmit: false,
             max_qdelay: echo.1,
             ts: echo.0,
@@ -1036,8 +1058,8 @@ impl PacketSim {
             enq_at: Time(now),
             spray_key: self.spray_ctr,
         };
-        if n_sack > 0 {
-            self.pool.set_sack(id, &blocks[..n_sack]);
+        if sack {
+            self.write_sack(id, f, trigger);
         }
         let ack = self.pool.get_mut(id);
         if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
@@ -1045,6 +1067,17 @@ impl PacketSim {
         }
         self.c.sent += ack.wire as u64;
         self.forward(now, id, node);
+    }
+
+    /// Writes flow `f`'s receiver's SACK blocks (RFC 2018 §4) into ACK `id`'s side table.
+    #[cold]
+    #[inline(never)]
+    fn write_sack(&mut self, id: PacketId, f: u32, trigger: Option<u64>) {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        if let Receiver::Tcp(r) = &mut self.flows[f as usize].receiver {
+            let n = r.sack_blocks(trigger, &mut blocks);
+            self.pool.set_sack(id, &blocks[..n]);
+        }
     }
 
     /// The delayed-ACK timer of flow `f` may have fired: acknowledge the pending segment, or

@@ -463,10 +463,19 @@ impl TcpReceiver {
                 k += 1;
             }
             self.ooo.drain(..k);
+            if self.ooo.is_empty() {
+                self.reported_len = 0;
+            }
         } else {
             self.insert(seq, end);
         }
         self.rcv_nxt
+    }
+
+    /// Whether out-of-order data is held (then ACKs carry SACK blocks).
+    #[inline]
+    pub fn holds_out_of_order(&self) -> bool {
+        !self.ooo.is_empty()
     }
 
     /// The out-of-order range holding byte `seq`, if any.
