@@ -357,6 +357,25 @@ mod tests {
         let c = PacketConfig::from_toml_str("[tcp]\nsack = false\n").unwrap();
         assert!(!c.tcp.sack);
         let c = PacketConfig::from_toml_str(
+            "transport = \"pfabric\"\nqdisc = { kind = \"pfabric\" }\n[pfabric]\nrto = \"30us\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.transport, TransportKind::Pfabric);
+        assert_eq!(c.qdisc, QdiscConfig::Pfabric);
+        assert_eq!(c.pfabric.rto, Time::from_us(30));
+        assert_eq!(c.pfabric.init_cwnd, 120, "s-PERC Table 6");
+        let e = PacketConfig::from_toml_str("[pfabric]\ninit_cwnd = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.pfabric.init_cwnd: must be at least 1 packet"
+        );
+        let e = PacketConfig::from_toml_str("[pfabric]\nprobe_after = 0\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("packet config.pfabric.probe_after:"),
+            "{e}"
+        );
+        let c = PacketConfig::from_toml_str(
             "[tcp]\ndelayed_ack = true\ndelayed_ack_timeout = \"50us\"\n",
         )
         .unwrap();
