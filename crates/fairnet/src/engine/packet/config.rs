@@ -3,7 +3,7 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int (HPCC needs "int")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
@@ -26,6 +26,7 @@ use super::hpcc::HpccConfig;
 use super::pfabric::PfabricConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
+use super::rcp::RcpConfig;
 use crate::error::{Error, Result};
 use crate::systems::soze::SozeConfig;
 use crate::topo::routing::PathSelector;
@@ -67,6 +68,9 @@ pub enum TransportKind {
     /// [`PacketConfig::pfabric`]: large initial window, fixed small RTO, probe mode), for use
     /// with `qdisc = { kind = "pfabric" }`.
     Pfabric,
+    /// RCP's sender ([`super::rcp::Rcp`]): paces at the rate the routers stamp; needs
+    /// `port_agent = "rcp"` ([`PacketConfig::rcp`]).
+    Rcp,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -201,6 +205,8 @@ pub struct PacketConfig {
     /// pFabric's host parameters (used with `transport = "pfabric"`; they replace
     /// `tcp.init_cwnd` and the RTO settings).
     pub pfabric: PfabricConfig,
+    /// RCP's router parameters (used with `port_agent = "rcp"`).
+    pub rcp: RcpConfig,
 }
 
 impl Default for PacketConfig {
@@ -222,6 +228,7 @@ impl Default for PacketConfig {
             delay_aimd: DelayAimdConfig::default(),
             dcqcn: DcqcnConfig::default(),
             pfabric: PfabricConfig::default(),
+            rcp: RcpConfig::default(),
         }
     }
 }
@@ -320,6 +327,13 @@ impl PacketConfig {
         self.delay_aimd.validate(&at("delay_aimd"))?;
         self.dcqcn.validate(&at("dcqcn"))?;
         self.pfabric.validate(&at("pfabric"))?;
+        self.rcp.validate(&at("rcp"))?;
+        if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"rcp\" paces at the routers' rate: set port_agent = \"rcp\"",
+            ));
+        }
         if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -396,7 +410,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`"
+             `pfabric`, `rcp`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

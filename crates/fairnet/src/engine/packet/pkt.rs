@@ -102,6 +102,9 @@ pub struct Packet {
     /// remaining bytes (size − cumulative ACK, saturating at `u32::MAX`), ACKs 0. Stamped by
     /// the engine for every transport; read by [`super::pfabric::PfabricQueue`].
     pub rank: u32,
+    /// RCP's explicit rate (bfloat16 bit/s, 0 = no limit; [`super::rcp::encode_rate`]): data
+    /// packets carry the smallest fair rate of the ports passed, ACKs echo it.
+    pub rcp_rate: u16,
     /// Whether this data packet is a retransmission.
     pub retransmit: bool,
     /// Compact INT: the largest queueing delay seen at any egress so far (each port keeps the
@@ -146,6 +149,7 @@ impl Default for Packet {
             ece: false,
             priority: 0,
             rank: 0,
+            rcp_rate: 0,
             retransmit: false,
             max_qdelay: Time::ZERO,
             ts: Time::ZERO,
@@ -366,7 +370,8 @@ mod tests {
     #[test]
     fn packet_is_small() {
         // The INT area and SACK blocks live in the pool's side tables; keep the hot packet
-        // compact (88 bytes with `sack_len` and pFabric's `rank`, as before them).
+        // compact (88 bytes with `sack_len`, pFabric's `rank` and RCP's `rcp_rate`, as before
+        // them).
         assert!(
             std::mem::size_of::<Packet>() <= 88,
             "{}",

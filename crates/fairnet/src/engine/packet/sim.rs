@@ -33,6 +33,7 @@ use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
 };
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
+use super::rcp::{Rcp, RcpAgent};
 use super::records::{Conservation, FlowRecord, LinkRecord, PacketResults};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
 use super::udp::UdpSender;
@@ -87,6 +88,8 @@ struct DelAck {
     ts: Time,
     /// `max_qdelay` of the pending segment, echoed.
     qdelay: Time,
+    /// RCP rate of the pending segment, echoed.
+    rate: u16,
     /// When the pending segment must be acknowledged.
     deadline: u64,
     /// Time of the pending `DelAck` event (`u64::MAX`: none).
@@ -100,6 +103,7 @@ impl Default for DelAck {
             ce: false,
             ts: Time::ZERO,
             qdelay: Time::ZERO,
+            rate: 0,
             deadline: u64::MAX,
             event_at: u64::MAX,
         }
@@ -193,6 +197,9 @@ impl PacketSim {
                 agent: match cfg.port_agent {
                     PortAgentConfig::None => None,
                     PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
+                    PortAgentConfig::Rcp => {
+                        Some(AgentImpl::Rcp(RcpAgent::new(&cfg.rcp, l.capacity)))
+                    }
                 },
                 busy_until: 0,
                 wake_pending: false,
@@ -394,6 +401,7 @@ impl PacketSim {
                         TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
                         TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
                         TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
+                        TransportKind::Rcp => CcImpl::Rcp(Rcp::new(mss)),
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }
@@ -961,7 +969,7 @@ impl PacketSim {
                     fl.end = Some(Time(now));
                 }
                 let ce = pkt.ecn == Ecn::Ce;
-                let mut echo = (pkt.ts, pkt.max_qdelay);
+                let mut echo = (pkt.ts, pkt.max_qdelay, pkt.rcp_rate);
                 if self.cfg.tcp.delayed_ack {
                     let in_order = pkt.seq == prev && cum == prev + pkt.payload as u64;
                     let d = fl.delack;
@@ -975,7 +983,7 @@ impl PacketSim {
                             // at once with its own ECE, then start over in the new state.
                             fl.delack.pending = 0;
                             let nid = self.pool.alloc(Packet::default());
-                            let echo = (d.ts, d.qdelay);
+                            let echo = (d.ts, d.qdelay, d.rate);
                             self.send_ack(now, nid, f, prev, d.ce, echo, 0, None, h, node);
                         }
                         let d = &mut self.flows[f as usize].delack;
@@ -986,6 +994,7 @@ impl PacketSim {
                                 ce,
                                 ts: pkt.ts,
                                 qdelay: pkt.max_qdelay,
+                                rate: pkt.rcp_rate,
                                 deadline: now + self.cfg.tcp.delayed_ack_timeout.0,
                                 event_at: d.event_at,
                             };
@@ -998,7 +1007,7 @@ impl PacketSim {
                         }
                         // Second segment: one ACK for both, echoing the earlier timestamp.
                         d.pending = 0;
-                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay));
+                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay), pkt.rcp_rate);
                     }
                 }
                 let trigger = Some(pkt.seq);
@@ -1007,8 +1016,8 @@ impl PacketSim {
         }
     }
 
-    /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp and
-    /// `max_qdelay`, `int_len` INT records already in the slot, SACK blocks with `trigger` the
+    /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp,
+    /// `max_qdelay` and RCP rate, `int_len` INT records already in the slot, SACK blocks with `trigger` the
     /// offset of the segment that caused it) and sends it from the receiver's host `h` at
     /// `node`.
     #[allow(clippy::too_many_arguments)]
@@ -1020,7 +1029,7 @@ impl PacketSim {
         f: u32,
         cum: u64,
         ece: bool,
-        echo: (Time, Time),
+        echo: (Time, Time, u16),
         int_len: u8,
         trigger: Option<u64>,
         h: u32,
@@ -1045,6 +1054,7 @@ impl PacketSim {
             ece,
             priority: fl.spec.priority,
             rank: 0,
+            rcp_rate: echo.2,
             retransmit: false,
             max_qdelay: echo.1,
             ts: echo.0,
@@ -1097,7 +1107,7 @@ impl PacketSim {
             return;
         }
         d.pending = 0;
-        let (ce, echo) = (d.ce, (d.ts, d.qdelay));
+        let (ce, echo) = (d.ce, (d.ts, d.qdelay, d.rate));
         let fl = &self.flows[f as usize];
         let Receiver::Tcp(r) = &fl.receiver else {
             return;

@@ -399,6 +399,7 @@ impl TcpSender {
             int,
             rtt,
             in_recovery: self.in_recovery,
+            rate: super::rcp::decode_rate(ack.rcp_rate),
         }
     }
 
