@@ -5,7 +5,7 @@
 //! header = "48B"
 //! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int (HPCC needs "int")
+//! port_agent = "none"      # none | int | rcp (HPCC needs "int", RCP "rcp")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! seed = 1
