@@ -121,6 +121,16 @@ struct Counters {
     data_hops: u64,
 }
 
+/// Counts packet `id` as dropped at a port (`stats`) and frees it.
+#[inline]
+fn drop_packet(stats: &mut PortStats, c: &mut Counters, pool: &mut PacketPool, id: PacketId) {
+    let wire = pool.get(id).wire as u64;
+    stats.drops += 1;
+    stats.drop_bytes += wire;
+    c.dropped += wire;
+    pool.release(id);
+}
+
 /// A packet-level simulation of one topology and flow list.
 pub struct PacketSim {
     cfg: PacketConfig,
@@ -805,22 +815,14 @@ impl PacketSim {
         self.pool.get_mut(id).enq_at = Time(now);
         match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
             Enqueued::Dropped => {
-                let wire = self.pool.get(id).wire as u64;
-                port.stats.drops += 1;
-                port.stats.drop_bytes += wire;
-                self.c.dropped += wire;
-                self.pool.release(id);
+                drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
                 return;
             }
             Enqueued::Marked => port.stats.marks += 1,
             Enqueued::Queued => {}
             Enqueued::Evicting => {
                 while let Some(v) = port.qdisc.take_evicted() {
-                    let wire = self.pool.get(v).wire as u64;
-                    port.stats.drops += 1;
-                    port.stats.drop_bytes += wire;
-                    self.c.dropped += wire;
-                    self.pool.release(v);
+                    drop_packet(&mut port.stats, &mut self.c, &mut self.pool, v);
                 }
             }
         }
