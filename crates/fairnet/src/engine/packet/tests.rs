@@ -1326,7 +1326,8 @@ fn rcp_reaches_max_min_on_a_parking_lot() {
     // A two-hop parking lot of 10 Gb/s links: the long flow crosses both hops, two cross
     // flows share hop 0, one crosses hop 1. Max-min fair: hop 0 is the bottleneck of its
     // three flows (10/3 Gb/s each, the long flow included); hop 1's cross flow gets the rest,
-    // 20/3 Gb/s. Expected: each flow's wire rate over 4–6 ms within 5% of that. Measured:
+    // 20/3 Gb/s (`alloc::waterfill::solve` agrees). Expected: each flow's wire rate over
+    // 4–6 ms within 5% of that. Measured:
     // 3.266, 3.261, 3.266, 6.720 Gb/s (hop 0 at 98% of its capacity).
     let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(300 * 1048));
     let topo = crate::topo::parking_lot(2, 2, link).unwrap();
@@ -1345,6 +1346,20 @@ fn rcp_reaches_max_min_on_a_parking_lot() {
         r.iter().map(|x| x / 1e9).collect::<Vec<_>>()
     );
     let want = [10.0 / 3.0, 10.0 / 3.0, 10.0 / 3.0, 20.0 / 3.0];
+    // The oracle (weighted water-filling on the same paths) agrees with the hand count.
+    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+    let p = crate::workload::routed_problem(
+        &topo,
+        &crate::topo::Routing::new(&topo),
+        &pairs,
+        0,
+        vec![1.0; 4],
+    )
+    .unwrap();
+    let oracle = crate::alloc::waterfill::solve(&crate::alloc::Problem::new(p).unwrap()).rates;
+    for (o, w) in oracle.iter().zip(want) {
+        assert!((o / (w * 1e9) - 1.0).abs() < 1e-9, "{oracle:?}");
+    }
     for (x, w) in r.iter().zip(want) {
         assert!((x / (w * 1e9) - 1.0).abs() < 0.05, "{r:?} vs {want:?}");
     }
