@@ -3,8 +3,9 @@
 //! Integer picosecond time, a `(time, sequence)` calendar event queue ([`event`]), pooled fixed-size
 //! packets referenced by `u32` ([`pkt`]), output-queued switches whose egress ports each
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
-//! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with DCTCP and
-//! NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), UDP at a constant bit rate ([`udp`]), and records with a byte
+//! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with SACK loss
+//! recovery ([`sack`]), DCTCP and NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), pFabric
+//! ([`pfabric`]), RCP ([`rcp`]), UDP at a constant bit rate ([`udp`]), and records with a byte
 //! conservation check ([`records`]). [`PacketSim`] runs it all.
 //!
 //! Four extension points let later systems plug in without editing the engine:

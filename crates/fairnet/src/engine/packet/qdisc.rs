@@ -4,8 +4,9 @@
 //! buffer (a packet is accepted when the queued bytes plus its wire size fit in the buffer,
 //! the link's `buffer`, and dropped otherwise); RED / gentle RED / Adaptive RED with
 //! per-link-rate thresholds ([`super::red`]); strict priority, DRR and WRR over `N` queues
-//! ([`super::sched`]). Later disciplines (MAY's drop-counter AQM, pFabric) implement [`Qdisc`]
-//! and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
+//! ([`super::sched`]); pFabric's priority queue ([`super::pfabric`]), which may drop queued
+//! packets ([`Enqueued::Evicting`]). Later disciplines (MAY's drop-counter AQM) implement
+//! [`Qdisc`] and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
 
 use super::pfabric::PfabricQueue;
 use super::pkt::{Ecn, PacketId, PacketPool};

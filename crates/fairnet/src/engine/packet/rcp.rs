@@ -1,5 +1,5 @@
 //! RCP, the Rate Control Protocol (Dukkipati & McKeown; N. Dukkipati's thesis, Stanford 2008,
-//! s-PERC's reference [17]), the reactive max-min baseline of s-PERC §8.2. Not in `papers/`:
+//! s-PERC's reference \[17\]), the reactive max-min baseline of s-PERC §8.2. Not in `papers/`:
 //! the equation is cited from our memory of the RCP papers; the defaults come from s-PERC
 //! Table 6.
 //!
@@ -13,7 +13,7 @@
 //! (bytes sent + growth of the queue) / T, i.e. arrivals that were not dropped. `R` is kept
 //! within `[min_rate, C]`. The update runs lazily, when the first packet leaves after the
 //! interval elapsed (`T` is then the real elapsed time). Every data packet leaving the port
-//! carries `min(R, header rate)` ([`Packet::rcp_rate`]).
+//! carries `min(R, header rate)` ([`super::pkt::Packet::rcp_rate`]).
 //!
 //! **Receiver**: the ACK echoes the data packet's rate. **Sender** ([`Rcp`], `transport =
 //! "rcp"`): paces at the echoed rate (no window: `cwnd` unlimited once a rate is known);
