@@ -219,18 +219,31 @@ pub fn run_with_progress(
                 paths.push(path);
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
-            // With flow samples recorded, the reference samples its rates on the same grid,
-            // for the convergence time of summary.json.
             let reference = FlowSimConfig {
                 header_bytes: cfg.header.0,
                 mtu: cfg.mtu.0,
-                rate_interval: cfg.record.as_ref().filter(|r| r.flows).map(|r| r.interval),
                 ..FlowSimConfig::default()
+            };
+            // With flow samples recorded, a second reference run samples its rates on the same
+            // grid up to the run's end (for the convergence time of summary.json); the first
+            // runs to completion for the max-min FCTs (long flows may take far longer than the
+            // run, and sampling all that time would be wasted).
+            let sampled = FlowSimConfig {
+                rate_interval: cfg.record.as_ref().filter(|r| r.flows).map(|r| r.interval),
+                stop_at: Some(r.now),
+                ..reference.clone()
             };
             let (maxmin_end, maxmin_rates) = match cfg.routing.data_selector(0, 0) {
                 Some(_) if !progress.is_cancelled() => {
-                    let m = maxmin_reference(topo, flows, Some(paths), &changes, &reference)?;
-                    (m.end, m.rates)
+                    let m =
+                        maxmin_reference(topo, flows, Some(paths.clone()), &changes, &reference)?;
+                    let rates = match sampled.rate_interval {
+                        Some(_) => {
+                            maxmin_reference(topo, flows, Some(paths), &changes, &sampled)?.rates
+                        }
+                        None => Vec::new(),
+                    };
+                    (m.end, rates)
                 }
                 _ => (vec![None; flows.len()], Vec::new()),
             };

@@ -56,6 +56,8 @@ pub struct AckInfo<'a> {
     pub rtt: Option<Time>,
     /// The sender is in fast recovery (window growth is suspended, RFC 5681 §3.2).
     pub in_recovery: bool,
+    /// Echo of the explicit rate the routers stamped (bit/s; RCP), if any.
+    pub rate: Option<f64>,
 }
 
 /// Sender-side congestion control: reacts to ACKs (ECN echo, INT echo, RTT sample), losses,
@@ -105,6 +107,10 @@ pub enum CcImpl {
     Dcqcn(super::dcqcn::Dcqcn),
     /// [`crate::systems::soze::Soze`].
     Soze(crate::systems::soze::Soze),
+    /// [`super::pfabric::Pfabric`].
+    Pfabric(super::pfabric::Pfabric),
+    /// [`super::rcp::Rcp`].
+    Rcp(super::rcp::Rcp),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -119,6 +125,8 @@ macro_rules! dispatch {
             CcImpl::DelayAimd($c) => $e,
             CcImpl::Dcqcn($c) => $e,
             CcImpl::Soze($c) => $e,
+            CcImpl::Pfabric($c) => $e,
+            CcImpl::Rcp($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

@@ -3,9 +3,9 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int (HPCC needs "int")
+//! port_agent = "none"      # none | int | rcp (HPCC needs "int", RCP "rcp")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -24,8 +24,10 @@
 use super::dcqcn::DcqcnConfig;
 use super::delay_aimd::DelayAimdConfig;
 use super::hpcc::HpccConfig;
+use super::pfabric::PfabricConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
+use super::rcp::RcpConfig;
 use crate::error::{Error, Result};
 use crate::systems::soze::SozeConfig;
 use crate::topo::routing::PathSelector;
@@ -65,6 +67,13 @@ pub enum TransportKind {
     /// DCQCN's reaction point ([`super::dcqcn::Dcqcn`], [`PacketConfig::dcqcn`]), with ECN
     /// marking (RED) at the switches.
     Dcqcn,
+    /// pFabric's minimal host transport ([`super::pfabric::Pfabric`],
+    /// [`PacketConfig::pfabric`]: large initial window, fixed small RTO, probe mode), for use
+    /// with `qdisc = { kind = "pfabric" }`.
+    Pfabric,
+    /// RCP's sender ([`super::rcp::Rcp`]): paces at the rate the routers stamp; needs
+    /// `port_agent = "rcp"` ([`PacketConfig::rcp`]).
+    Rcp,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -186,6 +195,11 @@ pub struct TcpConfig {
     /// at least, both for WAN RTTs; here it stays well below the 1 ms `min_rto`, so a delayed
     /// ACK never causes a spurious timeout).
     pub delayed_ack_timeout: Time,
+    /// SACK (RFC 2018 blocks on ACKs, up to 3 with the timestamp option) with RFC 6675's
+    /// conservative loss recovery at the sender; `false`: NewReno (RFC 6582). Default on, as
+    /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
+    /// cubic, soze, hpcc, delay_aimd, dcqcn); UDP ignores it.
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -198,6 +212,7 @@ impl Default for TcpConfig {
             dctcp_g: super::dctcp::DCTCP_G,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(100),
+            sack: true,
         }
     }
 }
@@ -240,6 +255,11 @@ pub struct PacketConfig {
     pub dcqcn: DcqcnConfig,
     /// Time series to record (default none).
     pub record: Option<RecordConfig>,
+    /// pFabric's host parameters (used with `transport = "pfabric"`; they replace
+    /// `tcp.init_cwnd` and the RTO settings).
+    pub pfabric: PfabricConfig,
+    /// RCP's router parameters (used with `port_agent = "rcp"`).
+    pub rcp: RcpConfig,
 }
 
 impl Default for PacketConfig {
@@ -261,6 +281,8 @@ impl Default for PacketConfig {
             delay_aimd: DelayAimdConfig::default(),
             dcqcn: DcqcnConfig::default(),
             record: None,
+            pfabric: PfabricConfig::default(),
+            rcp: RcpConfig::default(),
         }
     }
 }
@@ -366,6 +388,14 @@ impl PacketConfig {
         self.hpcc.validate(&at("hpcc"))?;
         self.delay_aimd.validate(&at("delay_aimd"))?;
         self.dcqcn.validate(&at("dcqcn"))?;
+        self.pfabric.validate(&at("pfabric"))?;
+        self.rcp.validate(&at("rcp"))?;
+        if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"rcp\" paces at the routers' rate: set port_agent = \"rcp\"",
+            ));
+        }
         if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -399,6 +429,28 @@ mod tests {
         assert_eq!(c.tcp.init_cwnd, 10);
         assert_eq!(c.seed, 3);
         assert!(!c.tcp.delayed_ack, "one ACK per packet by default");
+        assert!(c.tcp.sack, "SACK on by default, as Linux");
+        let c = PacketConfig::from_toml_str("[tcp]\nsack = false\n").unwrap();
+        assert!(!c.tcp.sack);
+        let c = PacketConfig::from_toml_str(
+            "transport = \"pfabric\"\nqdisc = { kind = \"pfabric\" }\n[pfabric]\nrto = \"30us\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.transport, TransportKind::Pfabric);
+        assert_eq!(c.qdisc, QdiscConfig::Pfabric);
+        assert_eq!(c.pfabric.rto, Time::from_us(30));
+        assert_eq!(c.pfabric.init_cwnd, 120, "s-PERC Table 6");
+        let e = PacketConfig::from_toml_str("[pfabric]\ninit_cwnd = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.pfabric.init_cwnd: must be at least 1 packet"
+        );
+        let e = PacketConfig::from_toml_str("[pfabric]\nprobe_after = 0\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("packet config.pfabric.probe_after:"),
+            "{e}"
+        );
         let c = PacketConfig::from_toml_str(
             "[tcp]\ndelayed_ack = true\ndelayed_ack_timeout = \"50us\"\n",
         )
@@ -419,7 +471,8 @@ mod tests {
         assert_eq!(
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
-             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`"
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
+             `pfabric`, `rcp`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -176,6 +176,7 @@ mod tests {
             int: &[],
             rtt,
             in_recovery: false,
+            rate: None,
         }
     }
 

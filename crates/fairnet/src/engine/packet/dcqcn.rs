@@ -246,6 +246,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
+            rate: None,
         }
     }
 

@@ -244,6 +244,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
+            rate: None,
         }
     }
 

@@ -115,6 +115,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
+            rate: None,
         }
     }
 

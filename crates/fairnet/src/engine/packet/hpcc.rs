@@ -259,6 +259,7 @@ mod tests {
             int,
             rtt: None,
             in_recovery: false,
+            rate: None,
         }
     }
 

@@ -3,8 +3,9 @@
 //! Integer picosecond time, a `(time, sequence)` calendar event queue ([`event`]), pooled fixed-size
 //! packets referenced by `u32` ([`pkt`]), output-queued switches whose egress ports each
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
-//! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with DCTCP and
-//! NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), UDP at a constant bit rate ([`udp`]), and records with a byte
+//! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with SACK loss
+//! recovery ([`sack`]), DCTCP and NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), pFabric
+//! ([`pfabric`]), RCP ([`rcp`]), UDP at a constant bit rate ([`udp`]), and records with a byte
 //! conservation check ([`records`]). [`PacketSim`] runs it all.
 //!
 //! Four extension points let later systems plug in without editing the engine:
@@ -22,11 +23,14 @@ pub mod delay_aimd;
 pub mod event;
 pub mod host;
 pub mod hpcc;
+pub mod pfabric;
 pub mod pkt;
 pub mod port;
 pub mod qdisc;
+pub mod rcp;
 pub mod records;
 pub mod red;
+pub mod sack;
 pub mod sched;
 pub mod sim;
 pub mod tcp;
@@ -46,9 +50,11 @@ pub use dctcp::{Dctcp, Reno};
 pub use delay_aimd::{DelayAimd, DelayAimdConfig};
 pub use host::HostShim;
 pub use hpcc::{Hpcc, HpccConfig};
-pub use pkt::{Ecn, IntHop, Packet, PacketKind, MAX_INT_HOPS};
+pub use pfabric::{Pfabric, PfabricConfig, PfabricQueue};
+pub use pkt::{Ecn, IntHop, Packet, PacketKind, SackBlock, MAX_INT_HOPS, MAX_SACK_BLOCKS};
 pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
 pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
+pub use rcp::{Rcp, RcpAgent, RcpConfig};
 pub use records::{Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample};
 pub use red::{RedConfig, RedThreshold};
 pub use sched::Classifier;

@@ -19,6 +19,14 @@ use crate::units::{Rate, Time};
 /// path has at most 5 switch egresses after the host NIC).
 pub const MAX_INT_HOPS: usize = 5;
 
+/// SACK blocks an ACK can carry (RFC 2018 §3: the 40-byte option space holds 4 blocks, 3 when
+/// the RFC 7323 timestamp option is present, as it is on every ACK here).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// One SACK block: received bytes `[start, end)` above the cumulative ACK (RFC 2018 §3's left
+/// and right edges).
+pub type SackBlock = (u64, u64);
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PacketKind {
@@ -90,6 +98,13 @@ pub struct Packet {
     pub ece: bool,
     /// Priority class (0 = highest), copied from the flow.
     pub priority: u8,
+    /// pFabric priority (§4.1; smaller = more urgent): data packets carry their flow's
+    /// remaining bytes (size − cumulative ACK, saturating at `u32::MAX`), ACKs 0. Stamped by
+    /// the engine for every transport; read by [`super::pfabric::PfabricQueue`].
+    pub rank: u32,
+    /// RCP's explicit rate (bfloat16 bit/s, 0 = no limit; [`super::rcp::encode_rate`]): data
+    /// packets carry the smallest fair rate of the ports passed, ACKs echo it.
+    pub rcp_rate: u16,
     /// Whether this data packet is a retransmission.
     pub retransmit: bool,
     /// Compact INT: the largest queueing delay seen at any egress so far (each port keeps the
@@ -105,6 +120,9 @@ pub struct Packet {
     /// Number of valid per-hop INT records in the pool's side table for this slot (data:
     /// stamped by ports; ACK: echoed from the data packet). See [`PacketPool::int_hops`].
     pub int_len: u8,
+    /// ACK only: number of valid SACK blocks in the pool's side table for this slot (RFC 2018;
+    /// see [`PacketPool::sack_blocks`]). 0 on data packets and on ACKs without SACK.
+    pub sack_len: u8,
     /// Start of the cached route in the engine's path store, or [`NO_ROUTE`].
     pub(crate) route: u32,
     /// Index of the next hop in the cached route.
@@ -130,11 +148,14 @@ impl Default for Packet {
             ecn: Ecn::NotEct,
             ece: false,
             priority: 0,
+            rank: 0,
+            rcp_rate: 0,
             retransmit: false,
             max_qdelay: Time::ZERO,
             ts: Time::ZERO,
             window: u64::MAX,
             int_len: 0,
+            sack_len: 0,
             route: NO_ROUTE,
             hop: 0,
             live: false,
@@ -151,6 +172,8 @@ pub struct PacketPool {
     free: Vec<u32>,
     /// INT records by slot; shorter than `pkts` until INT is used (grown on first write).
     int: Vec<[IntHop; MAX_INT_HOPS]>,
+    /// SACK blocks by slot; shorter than `pkts` until a SACK is first written.
+    sack: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
 }
 
 impl PacketPool {
@@ -223,6 +246,32 @@ impl PacketPool {
         self.int[i][n] = hop;
         self.pkts[i].int_len += 1;
         true
+    }
+
+    /// The valid SACK blocks of ACK `id` (empty for data packets and ACKs without SACK).
+    #[inline]
+    pub fn sack_blocks(&self, id: PacketId) -> &[SackBlock] {
+        let n = self.pkts[id.0 as usize].sack_len as usize;
+        match self.sack.get(id.0 as usize) {
+            Some(a) => &a[..n],
+            None => &[],
+        }
+    }
+
+    /// Writes the SACK blocks of ACK `id` (at most [`MAX_SACK_BLOCKS`]; extra ones are
+    /// ignored). The side table grows on the first write only.
+    #[inline]
+    pub fn set_sack(&mut self, id: PacketId, blocks: &[SackBlock]) {
+        let i = id.0 as usize;
+        let n = blocks.len().min(MAX_SACK_BLOCKS);
+        if n > 0 {
+            if self.sack.len() <= i {
+                self.sack
+                    .resize(self.pkts.len().max(i + 1), [(0, 0); MAX_SACK_BLOCKS]);
+            }
+            self.sack[i][..n].copy_from_slice(&blocks[..n]);
+        }
+        self.pkts[i].sack_len = n as u8;
     }
 
     /// Packets alive now.
@@ -304,10 +353,27 @@ mod tests {
     }
 
     #[test]
+    fn sack_side_table_is_per_slot_and_reset_on_reuse() {
+        let mut pool = PacketPool::new();
+        let a = pool.alloc(Packet::default());
+        let b = pool.alloc(Packet::default());
+        assert!(pool.sack_blocks(b).is_empty());
+        pool.set_sack(b, &[(10, 20), (30, 40), (50, 60), (70, 80)]);
+        assert_eq!(pool.sack_blocks(b), &[(10, 20), (30, 40), (50, 60)]);
+        assert!(pool.sack_blocks(a).is_empty());
+        pool.release(b);
+        let c = pool.alloc(Packet::default());
+        assert_eq!(c, b);
+        assert!(pool.sack_blocks(c).is_empty(), "a new packet has no blocks");
+    }
+
+    #[test]
     fn packet_is_small() {
-        // The INT area lives in the pool's side table; keep the hot packet compact.
+        // The INT area and SACK blocks live in the pool's side tables; keep the hot packet
+        // compact (88 bytes with `sack_len`, pFabric's `rank` and RCP's `rcp_rate`, as before
+        // them).
         assert!(
-            std::mem::size_of::<Packet>() <= 96,
+            std::mem::size_of::<Packet>() <= 88,
             "{}",
             std::mem::size_of::<Packet>()
         );

@@ -71,6 +71,8 @@ impl PortAgent for IntStamp {
 pub enum AgentImpl {
     /// [`IntStamp`].
     Int(IntStamp),
+    /// [`super::rcp::RcpAgent`].
+    Rcp(super::rcp::RcpAgent),
     /// Any other [`PortAgent`].
     Custom(Box<dyn PortAgent>),
 }
@@ -80,6 +82,7 @@ impl PortAgent for AgentImpl {
     fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
         match self {
             AgentImpl::Int(a) => a.on_dequeue(id, pool, port),
+            AgentImpl::Rcp(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
         }
     }
@@ -96,6 +99,8 @@ pub enum PortAgentConfig {
     None,
     /// [`IntStamp`] on every port, host NICs included (HPCC stamps at every egress).
     Int,
+    /// [`super::rcp::RcpAgent`] on every port (`[rcp]` parameters), host NICs included.
+    Rcp,
 }
 
 /// A port's low-pass filter of queueing-delay samples (Söze §4: the Tofino `Lpf` extern in

@@ -4,9 +4,11 @@
 //! buffer (a packet is accepted when the queued bytes plus its wire size fit in the buffer,
 //! the link's `buffer`, and dropped otherwise); RED / gentle RED / Adaptive RED with
 //! per-link-rate thresholds ([`super::red`]); strict priority, DRR and WRR over `N` queues
-//! ([`super::sched`]). Later disciplines (MAY's drop-counter AQM, pFabric) implement [`Qdisc`]
-//! and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
+//! ([`super::sched`]); pFabric's priority queue ([`super::pfabric`]), which may drop queued
+//! packets ([`Enqueued::Evicting`]). Later disciplines (MAY's drop-counter AQM) implement
+//! [`Qdisc`] and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
 
+use super::pfabric::PfabricQueue;
 use super::pkt::{Ecn, PacketId, PacketPool};
 use super::red::{Red, RedConfig};
 use super::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
@@ -25,6 +27,9 @@ pub enum Enqueued {
     Marked,
     /// Not queued: the engine frees the packet and counts a drop at this link.
     Dropped,
+    /// Queued, and queued packets were dropped to make room (pFabric): the engine takes them
+    /// with [`Qdisc::take_evicted`], frees them and counts a drop for each.
+    Evicting,
 }
 
 /// What a queueing discipline knows about its port when it is built.
@@ -54,6 +59,10 @@ pub trait Qdisc {
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued;
     /// The next packet to transmit, if any.
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId>;
+    /// After [`Enqueued::Evicting`]: the next packet dropped from the queue, until `None`.
+    fn take_evicted(&mut self) -> Option<PacketId> {
+        None
+    }
     /// Bytes (wire) queued now.
     fn bytes(&self) -> u64;
     /// Packets queued now.
@@ -209,6 +218,8 @@ pub enum QdiscImpl {
     Drr(Drr),
     /// [`Wrr`].
     Wrr(Wrr),
+    /// [`PfabricQueue`].
+    Pfabric(PfabricQueue),
     /// Any other [`Qdisc`].
     Custom(Box<dyn Qdisc>),
 }
@@ -222,6 +233,7 @@ impl std::fmt::Debug for QdiscImpl {
             QdiscImpl::Priority(q) => q.fmt(f),
             QdiscImpl::Drr(q) => q.fmt(f),
             QdiscImpl::Wrr(q) => q.fmt(f),
+            QdiscImpl::Pfabric(q) => q.fmt(f),
             QdiscImpl::Custom(_) => f.write_str("Custom(..)"),
         }
     }
@@ -236,6 +248,7 @@ macro_rules! dispatch {
             QdiscImpl::Priority($q) => $e,
             QdiscImpl::Drr($q) => $e,
             QdiscImpl::Wrr($q) => $e,
+            QdiscImpl::Pfabric($q) => $e,
             QdiscImpl::Custom($q) => $e,
         }
     };
@@ -249,6 +262,9 @@ impl Qdisc for QdiscImpl {
     #[inline]
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
         dispatch!(self, q => q.dequeue(pool, now))
+    }
+    fn take_evicted(&mut self) -> Option<PacketId> {
+        dispatch!(self, q => q.take_evicted())
     }
     #[inline]
     fn bytes(&self) -> u64 {
@@ -274,6 +290,7 @@ impl Qdisc for QdiscImpl {
 /// qdisc = { kind = "priority", classes = 8 }
 /// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
 /// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
+/// qdisc = { kind = "pfabric" }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -324,6 +341,9 @@ pub enum QdiscConfig {
         #[serde(default)]
         k: Option<EcnThreshold>,
     },
+    /// [`PfabricQueue`]: dequeue the most urgent flow (smallest remaining size), drop the
+    /// least urgent packet on overflow (pFabric §4.2).
+    Pfabric,
 }
 
 impl QdiscConfig {
@@ -346,7 +366,7 @@ impl QdiscConfig {
             Ok(())
         };
         match self {
-            QdiscConfig::DropTail => Ok(()),
+            QdiscConfig::DropTail | QdiscConfig::Pfabric => Ok(()),
             QdiscConfig::Ecn { k } => check_k(&Some(*k)),
             QdiscConfig::Red(r) => r.validate(at),
             QdiscConfig::Priority { classes, k, .. } => {
@@ -391,6 +411,7 @@ impl QdiscConfig {
     pub fn build(&self, p: &QdiscParams) -> Result<QdiscImpl> {
         Ok(match self {
             QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
+            QdiscConfig::Pfabric => QdiscImpl::Pfabric(PfabricQueue::new(p.buffer)),
             QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, *k)),
             QdiscConfig::Red(r) => QdiscImpl::Red(Box::new(r.build(p)?)),
             QdiscConfig::Priority {

@@ -27,11 +27,13 @@ use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
-use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, NO_ROUTE};
+use super::pfabric::{rank_of, Pfabric};
+use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_ROUTE};
 use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
 };
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
+use super::rcp::{Rcp, RcpAgent};
 use super::records::{
     Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample,
 };
@@ -102,6 +104,8 @@ struct DelAck {
     ts: Time,
     /// `max_qdelay` of the pending segment, echoed.
     qdelay: Time,
+    /// RCP rate of the pending segment, echoed.
+    rate: u16,
     /// When the pending segment must be acknowledged.
     deadline: u64,
     /// Time of the pending `DelAck` event (`u64::MAX`: none).
@@ -115,6 +119,7 @@ impl Default for DelAck {
             ce: false,
             ts: Time::ZERO,
             qdelay: Time::ZERO,
+            rate: 0,
             deadline: u64::MAX,
             event_at: u64::MAX,
         }
@@ -130,6 +135,16 @@ struct Counters {
     unroutable: u64,
     packet_hops: u64,
     data_hops: u64,
+}
+
+/// Counts packet `id` as dropped at a port (`stats`) and frees it.
+#[inline]
+fn drop_packet(stats: &mut PortStats, c: &mut Counters, pool: &mut PacketPool, id: PacketId) {
+    let wire = pool.get(id).wire as u64;
+    stats.drops += 1;
+    stats.drop_bytes += wire;
+    c.dropped += wire;
+    pool.release(id);
 }
 
 /// A packet-level simulation of one topology and flow list.
@@ -214,6 +229,9 @@ impl PacketSim {
                 agent: match cfg.port_agent {
                     PortAgentConfig::None => None,
                     PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
+                    PortAgentConfig::Rcp => {
+                        Some(AgentImpl::Rcp(RcpAgent::new(&cfg.rcp, l.capacity)))
+                    }
                 },
                 busy_until: 0,
                 wake_pending: false,
@@ -249,13 +267,23 @@ impl PacketSim {
         let routing = Routing::new(topo);
         let mss = cfg.mtu.0;
         let header = cfg.header.0;
-        let tcp_params = TcpParams {
+        let mut tcp_params = TcpParams {
             mss,
             header,
             min_rto: cfg.tcp.min_rto,
             initial_rto: cfg.tcp.initial_rto,
             max_rto: cfg.tcp.max_rto,
+            sack: cfg.tcp.sack,
         };
+        if cfg.transport == TransportKind::Pfabric {
+            // pFabric §4.3 / s-PERC Table 6: a fixed RTO, no backoff.
+            let rto = cfg.pfabric.rto;
+            (
+                tcp_params.min_rto,
+                tcp_params.initial_rto,
+                tcp_params.max_rto,
+            ) = (rto, rto, rto);
+        }
         let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
         let mut paths: Vec<u32> = Vec::new();
         let mut path = Vec::new();
@@ -404,6 +432,8 @@ impl PacketSim {
                         TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
                         TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
                         TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
+                        TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
+                        TransportKind::Rcp => CcImpl::Rcp(Rcp::new(mss)),
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }
@@ -854,16 +884,20 @@ impl PacketSim {
 
     fn send_data(&mut self, now: u64, f: u32) {
         let fl = &mut self.flows[f as usize];
-        let (seg, ecn) = match &mut fl.sender {
+        let size = fl.spec.size.0;
+        let (seg, ecn, remaining) = match &mut fl.sender {
             Sender::Tcp(s) => {
                 let ecn = if s.cc.ecn_capable() {
                     Ecn::Ect
                 } else {
                     Ecn::NotEct
                 };
-                (s.next_segment(Time(now)), ecn)
+                (s.next_segment(Time(now)), ecn, size - s.snd_una())
             }
-            Sender::Udp(u) => (u.next_segment(), Ecn::NotEct),
+            Sender::Udp(u) => {
+                let seg = u.next_segment();
+                (seg, Ecn::NotEct, size - seg.seq)
+            }
         };
         self.spray_ctr += 1;
         let mut pkt = Packet {
@@ -876,6 +910,7 @@ impl PacketSim {
             wire: seg.len + self.header as u32,
             ecn,
             priority: fl.spec.priority,
+            rank: rank_of(remaining),
             retransmit: seg.retransmit,
             ts: Time(now),
             route: fl.route_data,
@@ -928,15 +963,16 @@ impl PacketSim {
         self.pool.get_mut(id).enq_at = Time(now);
         match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
             Enqueued::Dropped => {
-                let wire = self.pool.get(id).wire as u64;
-                port.stats.drops += 1;
-                port.stats.drop_bytes += wire;
-                self.c.dropped += wire;
-                self.pool.release(id);
+                drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
                 return;
             }
             Enqueued::Marked => port.stats.marks += 1,
             Enqueued::Queued => {}
+            Enqueued::Evicting => {
+                while let Some(v) = port.qdisc.take_evicted() {
+                    drop_packet(&mut port.stats, &mut self.c, &mut self.pool, v);
+                }
+            }
         }
         port.account_queue(now, before);
         if port.qdisc.bytes() > port.buffer.0 {
@@ -1038,7 +1074,12 @@ impl PacketSim {
             PacketKind::Ack => {
                 let fl = &mut self.flows[f as usize];
                 if let Sender::Tcp(s) = &mut fl.sender {
-                    s.on_ack(&pkt, self.pool.int_hops(id), Time(now));
+                    s.on_ack(
+                        &pkt,
+                        self.pool.int_hops(id),
+                        self.pool.sack_blocks(id),
+                        Time(now),
+                    );
                     if s.done() && !fl.finished {
                         fl.finished = true;
                         self.finished += 1;
@@ -1081,7 +1122,7 @@ impl PacketSim {
                     fl.end = Some(Time(now));
                 }
                 let ce = pkt.ecn == Ecn::Ce;
-                let mut echo = (pkt.ts, pkt.max_qdelay);
+                let mut echo = (pkt.ts, pkt.max_qdelay, pkt.rcp_rate);
                 if self.cfg.tcp.delayed_ack {
                     let in_order = pkt.seq == prev && cum == prev + pkt.payload as u64;
                     let d = fl.delack;
@@ -1095,7 +1136,8 @@ impl PacketSim {
                             // at once with its own ECE, then start over in the new state.
                             fl.delack.pending = 0;
                             let nid = self.pool.alloc(Packet::default());
-                            self.send_ack(now, nid, f, prev, d.ce, (d.ts, d.qdelay), 0, h, node);
+                            let echo = (d.ts, d.qdelay, d.rate);
+                            self.send_ack(now, nid, f, prev, d.ce, echo, 0, None, h, node);
                         }
                         let d = &mut self.flows[f as usize].delack;
                         if d.pending == 0 {
@@ -1105,6 +1147,7 @@ impl PacketSim {
                                 ce,
                                 ts: pkt.ts,
                                 qdelay: pkt.max_qdelay,
+                                rate: pkt.rcp_rate,
                                 deadline: now + self.cfg.tcp.delayed_ack_timeout.0,
                                 event_at: d.event_at,
                             };
@@ -1117,17 +1160,19 @@ impl PacketSim {
                         }
                         // Second segment: one ACK for both, echoing the earlier timestamp.
                         d.pending = 0;
-                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay));
+                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay), pkt.rcp_rate);
                     }
                 }
-                self.send_ack(now, id, f, cum, ce, echo, pkt.int_len, h, node);
+                let trigger = Some(pkt.seq);
+                self.send_ack(now, id, f, cum, ce, echo, pkt.int_len, trigger, h, node);
             }
         }
     }
 
-    /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp and
-    /// `max_qdelay`, `int_len` INT records already in the slot) and sends it from the
-    /// receiver's host `h` at `node`.
+    /// Turns slot `id` into flow `f`'s ACK (cumulative `cum`, ECE `ece`, echoed timestamp,
+    /// `max_qdelay` and RCP rate, `int_len` INT records already in the slot, SACK blocks with `trigger` the
+    /// offset of the segment that caused it) and sends it from the receiver's host `h` at
+    /// `node`.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn send_ack(
@@ -1137,12 +1182,16 @@ impl PacketSim {
         f: u32,
         cum: u64,
         ece: bool,
-        echo: (Time, Time),
+        echo: (Time, Time, u16),
         int_len: u8,
+        trigger: Option<u64>,
         h: u32,
         node: NodeId,
     ) {
         let fl = &self.flows[f as usize];
+        // Most ACKs find everything in order: no blocks, no call.
+        let sack =
+            self.cfg.tcp.sack && matches!(&fl.receiver, Receiver::Tcp(r) if r.holds_out_of_order());
         self.spray_ctr += 1;
         // Reuse the data packet's slot for its ACK.
         let ack = self.pool.get_mut(id);
@@ -1157,23 +1206,41 @@ impl PacketSim {
             ecn: Ecn::NotEct,
             ece,
             priority: fl.spec.priority,
+            rank: 0,
+            rcp_rate: echo.2,
             retransmit: false,
             max_qdelay: echo.1,
             ts: echo.0,
             window: u64::MAX,
             // The slot's INT records stay in place: the ACK echoes them.
             int_len,
+            sack_len: 0,
             route: fl.route_ack,
             hop: 0,
             live: true,
             enq_at: Time(now),
             spray_key: self.spray_ctr,
         };
+        if sack {
+            self.write_sack(id, f, trigger);
+        }
+        let ack = self.pool.get_mut(id);
         if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
             shim.on_egress(ack, Time(now));
         }
         self.c.sent += ack.wire as u64;
         self.forward(now, id, node);
+    }
+
+    /// Writes flow `f`'s receiver's SACK blocks (RFC 2018 §4) into ACK `id`'s side table.
+    #[cold]
+    #[inline(never)]
+    fn write_sack(&mut self, id: PacketId, f: u32, trigger: Option<u64>) {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        if let Receiver::Tcp(r) = &mut self.flows[f as usize].receiver {
+            let n = r.sack_blocks(trigger, &mut blocks);
+            self.pool.set_sack(id, &blocks[..n]);
+        }
     }
 
     /// The delayed-ACK timer of flow `f` may have fired: acknowledge the pending segment, or
@@ -1193,7 +1260,7 @@ impl PacketSim {
             return;
         }
         d.pending = 0;
-        let (ce, echo) = (d.ce, (d.ts, d.qdelay));
+        let (ce, echo) = (d.ce, (d.ts, d.qdelay, d.rate));
         let fl = &self.flows[f as usize];
         let Receiver::Tcp(r) = &fl.receiver else {
             return;
@@ -1202,7 +1269,7 @@ impl PacketSim {
         let node = fl.spec.dst;
         let h = self.host_of_node[node.0 as usize];
         let nid = self.pool.alloc(Packet::default());
-        self.send_ack(now, nid, f, cum, ce, echo, 0, h, node);
+        self.send_ack(now, nid, f, cum, ce, echo, 0, None, h, node);
     }
 
     /// Makes sure an `Rto` event is pending no later than the sender's timer deadline.

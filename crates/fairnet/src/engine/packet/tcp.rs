@@ -1,24 +1,34 @@
-//! A reliable TCP-like transport: cumulative ACKs, one ACK per data packet, fast retransmit on
-//! the third duplicate ACK with NewReno fast recovery (RFC 6582), and a retransmission timer
-//! (RFC 6298) with a configurable minimum. The window and pacing rate come from a
+//! A reliable TCP-like transport: cumulative ACKs, one ACK per data packet, SACK (RFC 2018)
+//! with RFC 6675's conservative loss recovery ([`super::sack`]) or, without SACK, fast
+//! retransmit on the third duplicate ACK with NewReno fast recovery (RFC 6582), and a
+//! retransmission timer (RFC 6298) with a configurable minimum. The window and pacing rate come from a
 //! [`CongestionControl`] ([`super::dctcp`]).
 //!
 //! Choices, and why:
 //! - Byte sequence numbers; segments are `min(MSS, remaining)` payload bytes.
 //! - Every data packet carries a timestamp that its ACK echoes (RFC 7323), so every ACK of new
 //!   data gives an RTT sample, retransmissions included (no Karn ambiguity).
+//! - With SACK (`tcp.sack`, the default): the receiver reports up to
+//!   [`super::pkt::MAX_SACK_BLOCKS`] blocks per ACK (RFC 2018 §4: the first holds the segment
+//!   that triggered the ACK, then the most recently reported ones); the sender keeps RFC 6675's
+//!   scoreboard, enters recovery on the third duplicate ACK (an ACK SACKing new data, §2) or
+//!   when `IsLost(HighACK)` holds (§5 step 3), sends while `cwnd − pipe ≥ 1 SMSS` by `NextSeg()`
+//!   (§5 steps 4 and C), and leaves at the recovery point. No window inflation.
 //! - Recovery without SACK: RFC 6582's NewReno. The window inflation of fast recovery (3 MSS,
 //!   then one MSS per further duplicate ACK; on a partial ACK deflated by the bytes acked and
 //!   one MSS added back) is kept here, outside the congestion control, so a congestion
 //!   control only decides the window itself.
 //! - After a timeout the sender goes back to the first unacknowledged byte (go-back-N, as TCP
 //!   without SACK does); the receiver keeps out-of-order data, so the cumulative ACK jumps over
-//!   what already arrived.
+//!   what already arrived. With SACK the resend skips SACKed ranges: RFC 6675 §5.1 keeps
+//!   `Update()` running after a timeout, and our receivers never renege (RFC 2018 §8 allows it;
+//!   Linux's `tcp_enter_loss` likewise keeps SACK marks unless it detects reneging).
 //! - The RTO starts at `initial_rto` (RFC 6298's 1 s would dominate microsecond-scale flows),
 //!   is `srtt + 4·rttvar` clamped to `[min_rto, max_rto]`, and doubles on each expiry.
 
 use super::cc::{AckInfo, CcImpl, CongestionControl};
-use super::pkt::{IntHop, Packet};
+use super::pkt::{IntHop, Packet, SackBlock, MAX_SACK_BLOCKS};
+use super::sack::{NextSeg, Scoreboard};
 use crate::units::{Bytes, Time};
 
 /// Timer and segment parameters of a [`TcpSender`].
@@ -34,6 +44,8 @@ pub struct TcpParams {
     pub initial_rto: Time,
     /// Upper bound of the retransmission timeout (and of its backoff).
     pub max_rto: Time,
+    /// SACK-based loss recovery (RFC 2018, RFC 6675) instead of NewReno (RFC 6582).
+    pub sack: bool,
 }
 
 /// Whether a sender can transmit now.
@@ -74,6 +86,8 @@ pub struct TcpSender {
     recover: u64,
     inflation: u64,
     retx_pending: Option<u64>,
+    /// RFC 6675 state (used only with [`TcpParams::sack`]).
+    sb: Scoreboard,
     srtt: Option<u64>,
     rttvar: u64,
     /// The current timeout without backoff (from the RTT estimate).
@@ -107,6 +121,7 @@ impl TcpSender {
             recover: 0,
             inflation: 0,
             retx_pending: None,
+            sb: Scoreboard::default(),
             srtt: None,
             rttvar: 0,
             base_rto: rto,
@@ -144,8 +159,35 @@ impl TcpSender {
         Time(self.rto)
     }
 
+    /// Whether the sender is in SACK-based loss recovery (RFC 6675 §5).
+    #[inline]
+    fn sack_recovery(&self) -> bool {
+        self.in_recovery && self.p.sack
+    }
+
+    /// RFC 6675 `NextSeg()` now.
+    #[inline]
+    fn sack_next(&self) -> Option<NextSeg> {
+        self.sb.next_seg(
+            self.snd_una,
+            self.high_sent,
+            self.snd_nxt < self.size,
+            self.p.mss,
+        )
+    }
+
+    /// Payload bytes of the segment starting at `seq`.
+    #[inline]
+    fn seg_len(&self, seq: u64) -> u64 {
+        (self.size - seq).min(self.p.mss)
+    }
+
     #[inline]
     fn window_allows(&self) -> bool {
+        if self.sack_recovery() {
+            // RFC 6675 §5 step (C): send while cwnd − pipe ≥ 1 SMSS and NextSeg() has one.
+            return self.sb.pipe + self.p.mss <= self.cc.cwnd() && self.sack_next().is_some();
+        }
         if self.snd_nxt >= self.size {
             return false;
         }
@@ -175,8 +217,32 @@ impl TcpSender {
     /// timer if it is not running. Call only when [`TcpSender::state`] is `Ready`.
     #[inline]
     pub fn next_segment(&mut self, now: Time) -> Segment {
-        let seg = if let Some(seq) = self.retx_pending.take() {
-            let len = (self.size - seq).min(self.p.mss);
+        let pick = if self.retx_pending.is_none() && self.sack_recovery() {
+            self.sack_next()
+        } else {
+            None
+        };
+        let resend = match pick {
+            // §5 step (C.1)–(C.4): a retransmission chosen by NextSeg() raises HighRxt (rule
+            // 1 and 3) or sets RescueRxt (rule 4); pipe grows by what is sent.
+            Some(NextSeg::Retransmit(seq)) => {
+                self.sb.high_rxt = seq + self.seg_len(seq);
+                self.sb.pipe += self.seg_len(seq);
+                Some(seq)
+            }
+            Some(NextSeg::Rescue(seq)) => {
+                self.sb.rescue_rxt = Some(self.recover);
+                self.sb.pipe += self.seg_len(seq);
+                Some(seq)
+            }
+            Some(NextSeg::NewData) => {
+                self.sb.pipe += self.seg_len(self.snd_nxt);
+                None
+            }
+            None => self.retx_pending.take(),
+        };
+        let seg = if let Some(seq) = resend {
+            let len = self.seg_len(seq);
             self.bytes_retransmitted += len;
             Segment {
                 seq,
@@ -185,8 +251,12 @@ impl TcpSender {
             }
         } else {
             let seq = self.snd_nxt;
-            let len = (self.size - seq).min(self.p.mss);
+            let len = self.seg_len(seq);
             self.snd_nxt += len;
+            if self.p.sack && self.snd_nxt < self.high_sent {
+                // Go-back-N after a timeout: skip what the receiver has SACKed.
+                self.snd_nxt = self.sb.skip_sacked(self.snd_nxt);
+            }
             let retransmit = seq < self.high_sent;
             if retransmit {
                 self.bytes_retransmitted += self.high_sent.min(seq + len) - seq;
@@ -225,23 +295,36 @@ impl TcpSender {
         self.rto = self.base_rto;
     }
 
-    /// Processes an ACK (`ack.seq` is the cumulative acknowledgement).
-    pub fn on_ack(&mut self, ack: &Packet, int: &[IntHop], now: Time) {
+    /// Processes an ACK (`ack.seq` is the cumulative acknowledgement, `sack` its SACK blocks).
+    pub fn on_ack(&mut self, ack: &Packet, int: &[IntHop], sack: &[SackBlock], now: Time) {
         let cum = ack.seq.min(self.size);
         let mss = self.p.mss;
+        // RFC 6675 §4 Update(); an ACK SACKing new data counts as a duplicate (§2).
+        let sack_new = self.p.sack
+            && (!sack.is_empty() || !self.sb.is_empty())
+            && self.sb.update(cum.max(self.snd_una), sack);
         if cum > self.snd_una {
             let acked = cum - self.snd_una;
             self.snd_una = cum;
             // After a go-back-N restart the receiver may acknowledge beyond what we resent.
             self.snd_nxt = self.snd_nxt.max(cum);
+            if self.p.sack && self.snd_nxt < self.high_sent {
+                self.snd_nxt = self.sb.skip_sacked(self.snd_nxt);
+            }
             self.dupacks = 0;
             let rtt = now.0.saturating_sub(ack.ts.0);
             self.sample_rtt(rtt);
             if self.in_recovery {
                 if cum >= self.recover {
-                    // RFC 6582 §3.2 step 3, full acknowledgment: leave recovery.
+                    // RFC 6582 §3.2 step 3, full acknowledgment: leave recovery (RFC 6675 §5
+                    // step (A): the cumulative ACK reached RecoveryPoint).
                     self.in_recovery = false;
                     self.inflation = 0;
+                    self.sb.end_recovery();
+                } else if self.p.sack {
+                    // RFC 6675 §5 step (C): a partial ACK only updates pipe; NextSeg() picks
+                    // what goes next.
+                    self.sb.set_pipe(self.snd_una, self.high_sent, mss);
                 } else {
                     // Partial acknowledgment: retransmit the next hole, deflate the window by
                     // the bytes acked and add back one MSS.
@@ -260,20 +343,36 @@ impl TcpSender {
             if self.done() {
                 self.retx_pending = None;
             }
-        } else if cum == self.snd_una && self.snd_nxt > self.snd_una {
+        } else if cum == self.snd_una && self.snd_nxt > self.snd_una && (sack_new || !self.p.sack) {
             self.dupacks += 1;
             if self.in_recovery {
-                self.inflation += mss;
-            } else if self.dupacks == 3 && (cum > self.recover || self.recover == 0) {
-                // RFC 6582 §3.2 step 1–2: enter fast retransmit only if this loss is past the
-                // previous recovery point.
+                if self.p.sack {
+                    self.sb.set_pipe(self.snd_una, self.high_sent, mss);
+                } else {
+                    self.inflation += mss;
+                }
+            } else if (self.dupacks >= 3 || (self.p.sack && self.sb.is_lost(cum, mss)))
+                && (cum > self.recover || self.recover == 0)
+            {
+                // RFC 6582 §3.2 step 1–2 / RFC 6675 §5 steps 2–3: enter recovery on the third
+                // duplicate ACK (or, with SACK, when IsLost(HighACK + 1)), but only for a loss
+                // past the previous recovery point (RFC 6675 §5.1 after a timeout).
                 self.in_recovery = true;
                 self.recover = self.high_sent;
                 self.fast_retransmits += 1;
                 let flight = self.snd_nxt - self.snd_una;
                 self.cc.on_loss(now, flight);
+                // Retransmit the first segment (RFC 6675 §5 step 4.3 sets HighRxt and
+                // RescueRxt to its end), then SetPipe() (step 4.4).
                 self.retx_pending = Some(self.snd_una);
-                self.inflation = 3 * mss;
+                if self.p.sack {
+                    let end = self.snd_una + self.seg_len(self.snd_una);
+                    self.sb.high_rxt = end;
+                    self.sb.rescue_rxt = Some(end);
+                    self.sb.set_pipe(self.snd_una, self.high_sent, mss);
+                } else {
+                    self.inflation = 3 * mss;
+                }
             }
             let info = self.ack_info(ack, int, now, 0, None);
             self.cc.on_ack(&info);
@@ -300,6 +399,7 @@ impl TcpSender {
             int,
             rtt,
             in_recovery: self.in_recovery,
+            rate: super::rcp::decode_rate(ack.rcp_rate),
         }
     }
 
@@ -318,7 +418,11 @@ impl TcpSender {
         self.inflation = 0;
         self.dupacks = 0;
         self.retx_pending = None;
+        self.sb.end_recovery();
         self.snd_nxt = self.snd_una;
+        if self.p.sack {
+            self.snd_nxt = self.sb.skip_sacked(self.snd_nxt);
+        }
         // RFC 6298 §5.5: back off.
         self.rto = (self.rto * 2).min(self.p.max_rto.0);
         self.rto_deadline = now.0 + self.rto;
@@ -333,6 +437,9 @@ pub struct TcpReceiver {
     /// Received ranges above `rcv_nxt`, sorted and disjoint, `[start, end)`. Allocates only
     /// when packets arrive out of order (after a loss or with spraying).
     ooo: Vec<(u64, u64)>,
+    /// SACK blocks of the previous ACK, most recent first (RFC 2018 §4 repeats them).
+    reported: [SackBlock; MAX_SACK_BLOCKS],
+    reported_len: u8,
     /// Payload bytes received more than once.
     pub duplicate_bytes: u64,
 }
@@ -357,10 +464,59 @@ impl TcpReceiver {
                 k += 1;
             }
             self.ooo.drain(..k);
+            if self.ooo.is_empty() {
+                self.reported_len = 0;
+            }
         } else {
             self.insert(seq, end);
         }
         self.rcv_nxt
+    }
+
+    /// Whether out-of-order data is held (then ACKs carry SACK blocks).
+    #[inline]
+    pub fn holds_out_of_order(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
+    /// The out-of-order range holding byte `seq`, if any.
+    fn range_of(&self, seq: u64) -> Option<SackBlock> {
+        let i = self.ooo.partition_point(|r| r.1 <= seq);
+        self.ooo.get(i).copied().filter(|r| r.0 <= seq)
+    }
+
+    /// Fills `out` with the SACK blocks of the next ACK and returns how many (RFC 2018 §4):
+    /// first the block holding `trigger` (the byte offset of the segment that caused the ACK,
+    /// `None` for a timer-driven ACK), then the blocks reported most recently (as they are now,
+    /// merged with later arrivals), then the highest other ranges. Nothing once all is in order.
+    pub fn sack_blocks(
+        &mut self,
+        trigger: Option<u64>,
+        out: &mut [SackBlock; MAX_SACK_BLOCKS],
+    ) -> usize {
+        let mut n = 0;
+        if !self.ooo.is_empty() {
+            let mut push = |r: SackBlock, out: &mut [SackBlock; MAX_SACK_BLOCKS]| {
+                if n < MAX_SACK_BLOCKS && !out[..n].contains(&r) {
+                    out[n] = r;
+                    n += 1;
+                }
+            };
+            if let Some(r) = trigger.and_then(|s| self.range_of(s)) {
+                push(r, out);
+            }
+            for k in 0..self.reported_len as usize {
+                if let Some(r) = self.range_of(self.reported[k].0) {
+                    push(r, out);
+                }
+            }
+            for &r in self.ooo.iter().rev() {
+                push(r, out);
+            }
+        }
+        self.reported[..n].copy_from_slice(&out[..n]);
+        self.reported_len = n as u8;
+        n
     }
 
     fn insert(&mut self, mut s: u64, mut e: u64) {
@@ -392,6 +548,7 @@ mod tests {
             min_rto: Time::from_us(100),
             initial_rto: Time::from_ms(1),
             max_rto: Time::from_ms(100),
+            sack: false,
         }
     }
 
@@ -436,7 +593,7 @@ mod tests {
         assert_eq!(s.next_segment(t).seq, 1000);
         assert_eq!(s.state(t), SendState::Blocked);
         assert_eq!(s.rto_deadline, Time::from_ms(1).0);
-        s.on_ack(&ack(1000, t), &[], Time::from_us(10));
+        s.on_ack(&ack(1000, t), &[], &[], Time::from_us(10));
         // Slow start: cwnd 3000, 1000 in flight -> two more.
         assert_eq!(s.state(t), SendState::Ready);
         s.next_segment(t);
@@ -457,7 +614,7 @@ mod tests {
         // Segment 0 lost: ACKs for 1..=3 are duplicates of 0.
         let now = Time::from_us(10);
         for _ in 0..3 {
-            s.on_ack(&ack(0, t), &[], now);
+            s.on_ack(&ack(0, t), &[], &[], now);
         }
         assert_eq!(s.fast_retransmits, 1);
         assert_eq!(s.state(now), SendState::Ready);
@@ -465,11 +622,11 @@ mod tests {
         assert_eq!((r.seq, r.retransmit), (0, true));
         assert_eq!(s.cc.cwnd(), 5000, "ssthresh = flight/2");
         // Partial ACK (segment 4 also lost): retransmit it at once.
-        s.on_ack(&ack(4000, t), &[], now);
+        s.on_ack(&ack(4000, t), &[], &[], now);
         let r = s.next_segment(now);
         assert_eq!((r.seq, r.retransmit), (4000, true));
         // Full ACK: recovery over.
-        s.on_ack(&ack(10_000, t), &[], now);
+        s.on_ack(&ack(10_000, t), &[], &[], now);
         assert!(!s.in_recovery);
         assert_eq!(s.bytes_retransmitted, 2000);
     }
@@ -490,12 +647,12 @@ mod tests {
         let r = s.next_segment(fire);
         assert!(r.retransmit);
         // The receiver had 1000..3000: the cumulative ACK jumps to 3000.
-        s.on_ack(&ack(3000, fire), &[], fire + Time::from_us(10));
+        s.on_ack(&ack(3000, fire), &[], &[], fire + Time::from_us(10));
         assert_eq!(s.snd_una(), 3000);
         assert_eq!(s.snd_nxt(), 3000);
         s.next_segment(fire);
         s.next_segment(fire);
-        s.on_ack(&ack(5000, fire), &[], fire + Time::from_us(20));
+        s.on_ack(&ack(5000, fire), &[], &[], fire + Time::from_us(20));
         assert!(s.done());
         assert_eq!(s.rto_deadline, u64::MAX);
         assert_eq!(s.state(fire), SendState::Done);
