@@ -70,11 +70,9 @@ fn last_end(topo: &Topology, flows: &[FluidFlow], ids: &[usize]) -> Result<f64> 
         .map_or(f64::NAN, |t| t.as_secs_f64()))
 }
 
-/// §5.1.1, Figs. 5–6: f1 (20 GB) → f2 (10 GB) → f3 (10 GB) in sequence, f4 (20 GB) in parallel
-/// with f1 through the same bottleneck (host 1's downlink). Fair: "the job completion time is
-/// 117 seconds"; f1 : f4 weighted 4/3 : 2/3: 96 s.
-pub fn fig6_critical_path() -> Result<AppCase> {
-    let topo = testbed(4)?;
+/// Fig. 5's job: hosts 0–3 on one switch; f1 and f4 both into host 1, f2 from 1 to 2 after
+/// f1, f3 from 2 to 3 after f2.
+fn fig6_job() -> Result<(Topology, Vec<FluidFlow>)> {
     let mut flows = vec![
         flow(0, 1, gb(20)),
         flow(1, 2, gb(10)),
@@ -83,6 +81,14 @@ pub fn fig6_critical_path() -> Result<AppCase> {
     ];
     flows[1].deps = vec![0];
     flows[2].deps = vec![1];
+    Ok((testbed(4)?, flows))
+}
+
+/// §5.1.1, Figs. 5–6: f1 (20 GB) → f2 (10 GB) → f3 (10 GB) in sequence, f4 (20 GB) in parallel
+/// with f1 through the same bottleneck (host 1's downlink). Fair: "the job completion time is
+/// 117 seconds"; f1 : f4 weighted 4/3 : 2/3: 96 s.
+pub fn fig6_critical_path() -> Result<AppCase> {
+    let (topo, mut flows) = fig6_job()?;
     let all = [0, 1, 2, 3];
     let fair_s = last_end(&topo, &flows, &all)?;
     flows[0].spec.weight = 4.0 / 3.0;
@@ -179,15 +185,7 @@ pub fn fig10_shortest_first(rpcs: usize, seed: u64) -> Result<(AppCase, f64)> {
 /// Fig. 6's job with the job-level sum-preserving policy over longest-path weights instead of
 /// the paper's hand-set 4/3 : 2/3 (f1 : f4 = 3 : 1), as `fairnet` applies it to TPC-H.
 pub fn fig6_with_policy() -> Result<f64> {
-    let topo = testbed(4)?;
-    let mut flows = vec![
-        flow(0, 1, gb(20)),
-        flow(1, 2, gb(10)),
-        flow(2, 3, gb(10)),
-        flow(3, 1, gb(20)),
-    ];
-    flows[1].deps = vec![0];
-    flows[2].deps = vec![1];
+    let (topo, flows) = fig6_job()?;
     let mut policy = JobSumPreserving::new(vec![3.0, 2.0, 1.0, 1.0], vec![0; 4]);
     let r = run_with(
         &topo,
