@@ -38,6 +38,24 @@ fn hpcc_read_flow_file<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, 
     Ok(d)
 }
 
+/// Flow `i` of the columns (`start` in picoseconds); a bad value names the flow and column.
+fn flow_spec(
+    i: usize,
+    src: &[i64],
+    dst: &[i64],
+    size: &[i64],
+    start: &[i64],
+) -> PyResult<FlowSpec> {
+    let bytes = u64::try_from(size[i])
+        .map_err(|_| value_error(format!("flows[{i}].size: negative size")))?;
+    Ok(FlowSpec::new(
+        node(src[i], "src", i)?,
+        node(dst[i], "dst", i)?,
+        Bytes(bytes),
+        time(start[i], "start", i)?,
+    ))
+}
+
 /// Formats a flow list from columns (`start_ps` in picoseconds).
 #[pyfunction]
 fn hpcc_flow_file_text(
@@ -57,16 +75,7 @@ fn hpcc_flow_file_text(
         return Err(value_error("flow columns have different lengths"));
     }
     let flows = (0..n)
-        .map(|i| {
-            let bytes = u64::try_from(size[i])
-                .map_err(|_| value_error(format!("flows[{i}].size: negative size")))?;
-            Ok(FlowSpec::new(
-                node(src[i], "src", i)?,
-                node(dst[i], "dst", i)?,
-                Bytes(bytes),
-                time(start[i], "start", i)?,
-            ))
-        })
+        .map(|i| flow_spec(i, src, dst, size, start))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(hpcc::write_flow_file(&flows))
 }
@@ -102,14 +111,7 @@ fn hpcc_fct_text(
         if end[i] < 0 {
             continue;
         }
-        let bytes = u64::try_from(size[i])
-            .map_err(|_| value_error(format!("flows[{i}].size: negative size")))?;
-        let f = FlowSpec::new(
-            node(src[i], "src", i)?,
-            node(dst[i], "dst", i)?,
-            Bytes(bytes),
-            time(start[i], "start", i)?,
-        );
+        let f = flow_spec(i, src, dst, size, start)?;
         lines.push(
             hpcc::fct_line(
                 i,

@@ -1,6 +1,7 @@
 //! Binding of the scenario layer: parse, validate, build and run a scenario in one call.
 
 use crate::workload::value_error;
+use fairnet::engine::flow::RateSample;
 use fairnet::engine::Progress;
 use fairnet::scenario;
 use numpy::IntoPyArray;
@@ -37,6 +38,22 @@ impl RunProgress {
     fn cancel(&self) {
         self.0.cancel();
     }
+}
+
+/// Rate samples as columns `time_ps`, `flow`, `rate_bps`, and `send_rate_bps` (NaN where a
+/// sample has none) when any sample has a sending rate (the packet engine's).
+fn rate_samples<'py>(py: Python<'py>, samples: &[RateSample]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let col_i = |f: &dyn Fn(&RateSample) -> i64| samples.iter().map(f).collect::<Vec<i64>>();
+    let col_f = |f: &dyn Fn(&RateSample) -> f64| samples.iter().map(f).collect::<Vec<f64>>();
+    d.set_item("time_ps", col_i(&|r| r.time.0 as i64).into_pyarray(py))?;
+    d.set_item("flow", col_i(&|r| r.flow as i64).into_pyarray(py))?;
+    d.set_item("rate_bps", col_f(&|r| r.rate).into_pyarray(py))?;
+    if samples.iter().any(|r| r.send_rate.is_some()) {
+        let send = col_f(&|r| r.send_rate.unwrap_or(f64::NAN));
+        d.set_item("send_rate_bps", send.into_pyarray(py))?;
+    }
+    Ok(d)
 }
 
 /// Runs the scenario given as JSON (files resolved against `base_dir`): the flow table as
@@ -86,42 +103,7 @@ fn run_scenario<'py>(
             .collect::<Vec<f64>>()
             .into_pyarray(py),
     )?;
-    let rates = PyDict::new(py);
-    rates.set_item(
-        "time_ps",
-        out.rates
-            .iter()
-            .map(|r| r.time.0 as i64)
-            .collect::<Vec<i64>>()
-            .into_pyarray(py),
-    )?;
-    rates.set_item(
-        "flow",
-        out.rates
-            .iter()
-            .map(|r| r.flow as i64)
-            .collect::<Vec<i64>>()
-            .into_pyarray(py),
-    )?;
-    rates.set_item(
-        "rate_bps",
-        out.rates
-            .iter()
-            .map(|r| r.rate)
-            .collect::<Vec<f64>>()
-            .into_pyarray(py),
-    )?;
-    if out.rates.iter().any(|r| r.send_rate.is_some()) {
-        rates.set_item(
-            "send_rate_bps",
-            out.rates
-                .iter()
-                .map(|r| r.send_rate.unwrap_or(f64::NAN))
-                .collect::<Vec<f64>>()
-                .into_pyarray(py),
-        )?;
-    }
-    d.set_item("rates", rates)?;
+    d.set_item("rates", rate_samples(py, &out.rates)?)?;
     let links = PyDict::new(py);
     let l = &out.links;
     let col_u = |f: &dyn Fn(&scenario::LinkRow) -> i64| l.iter().map(f).collect::<Vec<i64>>();
@@ -143,30 +125,7 @@ fn run_scenario<'py>(
         col_x(&|r| r.mean_queue_bytes).into_pyarray(py),
     )?;
     d.set_item("links", links)?;
-    let reference = PyDict::new(py);
-    let m = &out.maxmin_rates;
-    reference.set_item(
-        "time_ps",
-        m.iter()
-            .map(|r| r.time.0 as i64)
-            .collect::<Vec<i64>>()
-            .into_pyarray(py),
-    )?;
-    reference.set_item(
-        "flow",
-        m.iter()
-            .map(|r| r.flow as i64)
-            .collect::<Vec<i64>>()
-            .into_pyarray(py),
-    )?;
-    reference.set_item(
-        "rate_bps",
-        m.iter()
-            .map(|r| r.rate)
-            .collect::<Vec<f64>>()
-            .into_pyarray(py),
-    )?;
-    d.set_item("maxmin_rates", reference)?;
+    d.set_item("maxmin_rates", rate_samples(py, &out.maxmin_rates)?)?;
     // Rounds engine only: final and oracle rates (NaN for the other engines).
     let col_f = |f: &dyn Fn(&scenario::RunRow) -> Option<f64>| {
         out.rows
