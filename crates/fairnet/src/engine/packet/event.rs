@@ -9,14 +9,19 @@
 //!
 //! Layout: bucket `b` holds the events with `time >> BUCKET_BITS == b`; the ring holds the
 //! `RING` buckets `[cur, cur + RING)` after the current one, unsorted, with a bitmap of the
-//! non-empty ones. The current bucket is kept sorted (descending, popped from the end); an
-//! event scheduled into it is inserted in place. Events beyond the window wait in the
-//! overflow heap and move into the ring as the window slides past them. In a packet
-//! simulation almost every event is within a few microseconds of now (serialization ends,
-//! arrivals one link delay later), so pushes are an append and pops a `Vec::pop`; the 4-ary
-//! heap this replaced spent about half of the fat-tree benchmark's time in its sift-down.
-//! Entries are 24 bytes and `Copy`; every buffer grows to its peak and is then reused, so
-//! steady-state scheduling does not allocate.
+//! non-empty ones. Each ring slot stores its first `SLOT` entries in place in one flat array
+//! (a push writes near the slots written just before it, and a slot becomes current soon
+//! after its neighbours: one array keeps them in few cache lines; a `Vec` per slot spent most
+//! of the push in cache misses on scattered headers and buffers); more spill into a
+//! per-slot vector. The current bucket is copied out and sorted by time, stably (entries of
+//! a slot arrive in `(time, seq)`-consistent order, so ties keep their scheduling order and
+//! ring entries need no sequence number: 16 bytes); an event scheduled into it is inserted in
+//! place. Events beyond the window wait in the overflow heap (keyed `(time, seq)`) and move
+//! into the ring as the window slides past them. In a packet simulation almost every event is
+//! within a few microseconds of now (serialization ends, arrivals one link delay later), so
+//! pushes are a store and pops an index step; the 4-ary heap this replaced spent about half
+//! of the fat-tree benchmark's time in its sift-down. Every buffer grows to its peak and is
+//! then reused, so steady-state scheduling does not allocate.
 
 use crate::units::Time;
 
@@ -165,16 +170,32 @@ const BUCKET_BITS: u32 = 10;
 /// Buckets in the ring (a power of two): a window of 4096 × 1.024 ns ≈ 4.2 µs.
 const RING: usize = 4096;
 const WORDS: usize = RING / 64;
+/// Entries stored in place per ring slot; more spill into the slot's overflow vector.
+const SLOT: usize = 8;
+
+/// A calendar entry: the time and the packed event (16 bytes). The sequence number is not
+/// stored: entries enter a slot in `(time, seq)`-consistent order (see [`EventQueue::advance`]),
+/// so a stable sort by time restores `(time, seq)` order.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slotted {
+    time: u64,
+    ev: u64,
+}
 
 /// Pending events in time order, with deterministic tie-breaking.
 #[derive(Debug)]
 pub struct EventQueue {
-    /// The current bucket, sorted descending by `(time, seq)` (the next event is last).
-    active: Vec<Entry>,
+    /// The current bucket, ascending by `(time, seq)`; `active[head..]` is pending.
+    active: Vec<Slotted>,
+    head: usize,
     /// Absolute index of the current bucket.
     cur: u64,
-    /// Buckets `cur + 1 .. cur + RING`, at `index & (RING - 1)`, unsorted.
-    ring: Vec<Vec<Entry>>,
+    /// Buckets `cur + 1 .. cur + RING`: slot `index & (RING - 1)` holds its first `SLOT`
+    /// entries in `ring[slot * SLOT ..]` (one flat array, so neighbouring buckets are
+    /// neighbours in memory), the count in `count[slot]`, the rest in `spill[slot]`.
+    ring: Vec<Slotted>,
+    count: Vec<u8>,
+    spill: Vec<Vec<Slotted>>,
     /// Which ring slots are non-empty.
     bits: [u64; WORDS],
     /// Entries in the ring.
@@ -192,8 +213,11 @@ impl Default for EventQueue {
     fn default() -> EventQueue {
         EventQueue {
             active: Vec::new(),
+            head: 0,
             cur: 0,
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: vec![Slotted::default(); RING * SLOT],
+            count: vec![0; RING],
+            spill: (0..RING).map(|_| Vec::new()).collect(),
             bits: [0; WORDS],
             ring_len: 0,
             overflow: Heap::default(),
@@ -228,28 +252,53 @@ impl EventQueue {
             time = self.now;
         }
         self.seq += 1;
-        let e = Entry {
-            time,
-            seq: self.seq,
-            ev: Entry::pack(ev),
-        };
         let b = time >> BUCKET_BITS;
         if b <= self.cur {
             // The current bucket (or, after a peek moved the window on, an earlier time that
-            // still precedes everything in the ring): insert in order.
-            let at = self.active.partition_point(|x| e.before(x));
+            // still precedes everything in the ring): after every pending entry at or before
+            // `time`, since this one was scheduled last.
+            let e = Slotted {
+                time,
+                ev: Entry::pack(ev),
+            };
+            let at = self.head + self.active[self.head..].partition_point(|x| x.time <= time);
             self.active.insert(at, e);
         } else if b < self.cur + RING as u64 {
-            let slot = b as usize & (RING - 1);
-            self.ring[slot].push(e);
-            self.bits[slot / 64] |= 1 << (slot % 64);
-            self.ring_len += 1;
+            self.put(
+                b,
+                Slotted {
+                    time,
+                    ev: Entry::pack(ev),
+                },
+            );
         } else {
-            self.overflow.push(e);
+            self.overflow.push(Entry {
+                time,
+                seq: self.seq,
+                ev: Entry::pack(ev),
+            });
         }
     }
 
+    /// Appends `e` to ring bucket `b` (inside the window).
+    #[inline]
+    fn put(&mut self, b: u64, e: Slotted) {
+        let slot = b as usize & (RING - 1);
+        let n = self.count[slot] as usize;
+        if n < SLOT {
+            self.ring[slot * SLOT + n] = e;
+            self.count[slot] = n as u8 + 1;
+        } else {
+            self.spill[slot].push(e);
+        }
+        self.bits[slot / 64] |= 1 << (slot % 64);
+        self.ring_len += 1;
+    }
+
     /// Moves overflow events that the window `[cur, cur + RING)` now covers into the ring.
+    /// They go in before anything is pushed directly into their buckets (those buckets were
+    /// beyond the window until now) and leave the heap in `(time, seq)` order, which keeps
+    /// every slot in `(time, seq)`-consistent order.
     fn migrate(&mut self) {
         let end = self.cur + RING as u64;
         while let Some(e) = self.overflow.peek() {
@@ -259,10 +308,13 @@ impl EventQueue {
             }
             let e = self.overflow.pop().expect("peeked");
             debug_assert!(b > self.cur);
-            let slot = b as usize & (RING - 1);
-            self.ring[slot].push(e);
-            self.bits[slot / 64] |= 1 << (slot % 64);
-            self.ring_len += 1;
+            self.put(
+                b,
+                Slotted {
+                    time: e.time,
+                    ev: e.ev,
+                },
+            );
         }
     }
 
@@ -270,7 +322,7 @@ impl EventQueue {
     /// event is pending.
     #[cold]
     fn advance(&mut self) -> bool {
-        debug_assert!(self.active.is_empty());
+        debug_assert!(self.head == self.active.len());
         if self.ring_len == 0 {
             let Some(e) = self.overflow.peek() else {
                 return false;
@@ -300,11 +352,17 @@ impl EventQueue {
         self.cur += 1 + dist as u64;
         let slot = self.cur as usize & (RING - 1);
         self.bits[slot / 64] &= !(1 << (slot % 64));
-        std::mem::swap(&mut self.active, &mut self.ring[slot]);
+        let n = self.count[slot] as usize;
+        self.count[slot] = 0;
+        self.active.clear();
+        self.head = 0;
+        self.active
+            .extend_from_slice(&self.ring[slot * SLOT..slot * SLOT + n]);
+        self.active.append(&mut self.spill[slot]);
         self.ring_len -= self.active.len();
         debug_assert!(!self.active.is_empty());
-        self.active
-            .sort_unstable_by_key(|e| std::cmp::Reverse((e.time as u128) << 64 | e.seq as u128));
+        // Stable: entries of equal time keep their (sequence) order.
+        self.active.sort_by_key(|e| e.time);
         self.migrate();
         true
     }
@@ -312,19 +370,20 @@ impl EventQueue {
     /// The time of the next event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        if self.active.is_empty() && !self.advance() {
+        if self.head == self.active.len() && !self.advance() {
             return None;
         }
-        self.active.last().map(|e| Time(e.time))
+        Some(Time(self.active[self.head].time))
     }
 
     /// Removes the next event and advances the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.active.is_empty() && !self.advance() {
+        if self.head == self.active.len() && !self.advance() {
             return None;
         }
-        let top = self.active.pop().expect("advanced");
+        let top = self.active[self.head];
+        self.head += 1;
         debug_assert!(
             top.time >= self.now,
             "the queue returned an event in the past"
@@ -349,7 +408,7 @@ impl EventQueue {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.active.len() + self.ring_len + self.overflow.len()
+        self.active.len() - self.head + self.ring_len + self.overflow.len()
     }
 
     /// Whether no event is pending.

@@ -73,6 +73,9 @@ pub struct PacketId(pub u32);
 /// [`crate::topo::Routing::next_hop`].
 pub(crate) const NO_ROUTE: u32 = u32::MAX;
 
+/// "No packet" in the intrusive lists of [`Packet::next`].
+pub(crate) const NO_PACKET: u32 = u32::MAX;
+
 /// A packet: header fields read and written by transports, queues, port agents and shims.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {
@@ -129,8 +132,14 @@ pub struct Packet {
     pub(crate) hop: u16,
     /// Whether the slot holds a packet (for the conservation check).
     pub(crate) live: bool,
-    /// Time the packet entered its current queue (for the queueing delay).
-    pub(crate) enq_at: Time,
+    /// While queued at a port: when it entered the queue (for the queueing delay). While on a
+    /// link: when it arrives at the far end.
+    pub(crate) at: Time,
+    /// The packet behind this one on the link it is crossing ([`NO_PACKET`] if last): a
+    /// link's packets in flight form a list through this field, so the wire needs no buffer
+    /// of its own (a `VecDeque` per link cost a cache miss per hop; the packet is touched
+    /// anyway).
+    pub(crate) next: u32,
     /// Key for per-packet spraying (unique per packet of a run).
     pub(crate) spray_key: u64,
 }
@@ -159,7 +168,8 @@ impl Default for Packet {
             route: NO_ROUTE,
             hop: 0,
             live: false,
-            enq_at: Time::ZERO,
+            at: Time::ZERO,
+            next: NO_PACKET,
             spray_key: 0,
         }
     }
@@ -370,10 +380,10 @@ mod tests {
     #[test]
     fn packet_is_small() {
         // The INT area and SACK blocks live in the pool's side tables; keep the hot packet
-        // compact (88 bytes with `sack_len`, pFabric's `rank` and RCP's `rcp_rate`, as before
-        // them).
+        // compact: 96 bytes, of which 4 are the `next` link that replaced the per-link and
+        // per-queue buffers (88 before it).
         assert!(
-            std::mem::size_of::<Packet>() <= 88,
+            std::mem::size_of::<Packet>() <= 96,
             "{}",
             std::mem::size_of::<Packet>()
         );

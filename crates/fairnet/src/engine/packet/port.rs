@@ -10,7 +10,6 @@ use super::qdisc::QdiscImpl;
 use crate::ids::{LinkId, NodeId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// What a [`PortAgent`] sees of its port when a packet leaves the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,10 +185,13 @@ pub(crate) struct Port {
     /// `(wire bytes, serialization time)` of the last packet: most packets are full data
     /// packets or bare ACKs, and the 128-bit division in `Rate::tx_time` showed in profiles.
     pub tx_cache: (u32, u64),
-    /// Packets on the wire, `(arrival time at the far end, packet)`, in sending order (so
-    /// also in arrival order: one serializer, a constant delay). Only the head has a pending
-    /// `Arrive` event.
-    pub wire: VecDeque<(u64, u32)>,
+    /// Packets on the wire, oldest first (so also in arrival order: one serializer, a
+    /// constant delay): a list through [`super::pkt::Packet::next`], each packet holding its
+    /// arrival time in `at`; [`super::pkt::NO_PACKET`] when empty. Only the head has a
+    /// pending `Arrive` event.
+    pub wire_head: u32,
+    /// The last packet on the wire (valid when `wire_head` is not `NO_PACKET`).
+    pub wire_tail: u32,
     /// Low-pass filter of the queueing-delay samples (`qdelay_lpf`).
     pub lpf: Option<QdelayLpf>,
 }

@@ -9,14 +9,13 @@
 //! [`Qdisc`] and plug in through [`QdiscImpl::Custom`] or a new built-in variant.
 
 use super::pfabric::PfabricQueue;
-use super::pkt::{Ecn, PacketId, PacketPool};
+use super::pkt::{Ecn, PacketId, PacketPool, NO_PACKET};
 use super::red::{Red, RedConfig};
 use super::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// The outcome of [`Qdisc::enqueue`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,24 +71,74 @@ pub trait Qdisc {
     fn on_flow_weight(&mut self, _flow: FlowId, _priority: u8, _weight: f64) {}
 }
 
-/// A byte-counting FIFO, the storage of the built-in disciplines.
-#[derive(Debug, Default)]
+/// A byte-counting FIFO, the storage of the built-in disciplines: a list through the queued
+/// packets' [`super::pkt::Packet::next`] field (a packet waits in one queue or crosses one
+/// link at a time, never both), so a queue has no buffer of its own to miss in the cache.
+#[derive(Debug)]
 pub(crate) struct Fifo {
-    pub(crate) q: VecDeque<PacketId>,
+    head: u32,
+    tail: u32,
+    len: usize,
     pub(crate) bytes: u64,
 }
 
+impl Default for Fifo {
+    fn default() -> Fifo {
+        Fifo {
+            head: NO_PACKET,
+            tail: NO_PACKET,
+            len: 0,
+            bytes: 0,
+        }
+    }
+}
+
 impl Fifo {
+    /// Appends packet `id` of `wire` bytes.
     #[inline]
-    pub(crate) fn push(&mut self, id: PacketId, wire: u32) {
-        self.q.push_back(id);
+    pub(crate) fn push(&mut self, id: PacketId, wire: u32, pool: &mut PacketPool) {
+        debug_assert_eq!(
+            pool.get(id).next,
+            NO_PACKET,
+            "a packet is in one list at a time"
+        );
+        if self.head == NO_PACKET {
+            self.head = id.0;
+        } else {
+            pool.get_mut(PacketId(self.tail)).next = id.0;
+        }
+        self.tail = id.0;
+        self.len += 1;
         self.bytes += wire as u64;
     }
+    /// Removes the oldest packet.
     #[inline]
-    pub(crate) fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let id = self.q.pop_front()?;
-        self.bytes -= pool.get(id).wire as u64;
+    pub(crate) fn pop(&mut self, pool: &mut PacketPool) -> Option<PacketId> {
+        if self.head == NO_PACKET {
+            return None;
+        }
+        let id = PacketId(self.head);
+        let pkt = pool.get_mut(id);
+        self.head = pkt.next;
+        pkt.next = NO_PACKET;
+        self.len -= 1;
+        self.bytes -= pkt.wire as u64;
         Some(id)
+    }
+    /// The oldest packet, if any.
+    #[inline]
+    pub(crate) fn front(&self) -> Option<PacketId> {
+        (self.head != NO_PACKET).then_some(PacketId(self.head))
+    }
+    /// Packets queued.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether nothing is queued.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -117,7 +166,7 @@ impl Qdisc for DropTail {
         if self.fifo.bytes + wire as u64 > self.buffer {
             return Enqueued::Dropped;
         }
-        self.fifo.push(id, wire);
+        self.fifo.push(id, wire, pool);
         Enqueued::Queued
     }
     #[inline]
@@ -128,7 +177,7 @@ impl Qdisc for DropTail {
         self.fifo.bytes
     }
     fn packets(&self) -> usize {
-        self.fifo.q.len()
+        self.fifo.len()
     }
 }
 
@@ -171,7 +220,7 @@ impl EcnStep {
     fn above_k(&self) -> bool {
         match self.k {
             EcnThreshold::Bytes(b) => self.fifo.bytes >= b.0,
-            EcnThreshold::Packets(n) => self.fifo.q.len() >= n as usize,
+            EcnThreshold::Packets(n) => self.fifo.len() >= n as usize,
         }
     }
 }
@@ -189,7 +238,7 @@ impl Qdisc for EcnStep {
             out = Enqueued::Marked;
         }
         let wire = p.wire;
-        self.fifo.push(id, wire);
+        self.fifo.push(id, wire, pool);
         out
     }
     #[inline]
@@ -200,7 +249,7 @@ impl Qdisc for EcnStep {
         self.fifo.bytes
     }
     fn packets(&self) -> usize {
-        self.fifo.q.len()
+        self.fifo.len()
     }
 }
 

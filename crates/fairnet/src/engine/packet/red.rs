@@ -268,13 +268,13 @@ impl Qdisc for Red {
             }
         }
         let wire = p.wire;
-        self.fifo.push(id, wire);
+        self.fifo.push(id, wire, pool);
         out
     }
 
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
         let id = self.fifo.pop(pool)?;
-        if self.fifo.q.is_empty() {
+        if self.fifo.is_empty() {
             self.idle_since = Some(now.0);
         }
         Some(id)
@@ -285,7 +285,7 @@ impl Qdisc for Red {
     }
 
     fn packets(&self) -> usize {
-        self.fifo.q.len()
+        self.fifo.len()
     }
 }
 

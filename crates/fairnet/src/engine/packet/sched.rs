@@ -97,7 +97,7 @@ impl Queues {
         if let Some(k) = self.k {
             let above = match k {
                 EcnThreshold::Bytes(b) => q.bytes >= b.0,
-                EcnThreshold::Packets(m) => q.q.len() >= m as usize,
+                EcnThreshold::Packets(m) => q.len() >= m as usize,
             };
             if above && p.ecn == Ecn::Ect {
                 p.ecn = Ecn::Ce;
@@ -105,13 +105,13 @@ impl Queues {
             }
         }
         let wire = p.wire;
-        q.push(id, wire);
+        q.push(id, wire, pool);
         self.bytes += wire as u64;
         self.packets += 1;
         out
     }
 
-    fn pop(&mut self, i: usize, pool: &PacketPool) -> Option<PacketId> {
+    fn pop(&mut self, i: usize, pool: &mut PacketPool) -> Option<PacketId> {
         let id = self.q[i].pop(pool)?;
         self.bytes -= pool.get(id).wire as u64;
         self.packets -= 1;
@@ -150,7 +150,7 @@ impl Qdisc for StrictPriority {
         self.qs.enqueue(id, pool)
     }
     fn dequeue(&mut self, pool: &mut PacketPool, _now: crate::units::Time) -> Option<PacketId> {
-        let i = self.qs.q.iter().position(|q| !q.q.is_empty())?;
+        let i = self.qs.q.iter().position(|q| !q.is_empty())?;
         self.qs.pop(i, pool)
     }
     fn bytes(&self) -> u64 {
@@ -210,11 +210,11 @@ impl Qdisc for Drr {
         let n = self.qs.q.len();
         loop {
             let i = self.cur;
-            match self.qs.q[i].q.front() {
+            match self.qs.q[i].front() {
                 None => {
                     self.deficit[i] = 0;
                 }
-                Some(&head) => {
+                Some(head) => {
                     if !self.credited {
                         self.deficit[i] += self.quantum[i];
                         self.credited = true;
@@ -223,7 +223,7 @@ impl Qdisc for Drr {
                     if wire <= self.deficit[i] {
                         self.deficit[i] -= wire;
                         let id = self.qs.pop(i, pool);
-                        if self.qs.q[i].q.is_empty() {
+                        if self.qs.q[i].is_empty() {
                             self.deficit[i] = 0;
                             self.cur = (i + 1) % n;
                             self.credited = false;
@@ -289,7 +289,7 @@ impl Qdisc for Wrr {
         let n = self.qs.q.len();
         loop {
             let i = self.cur;
-            if self.sent < self.weights[i] && !self.qs.q[i].q.is_empty() {
+            if self.sent < self.weights[i] && !self.qs.q[i].is_empty() {
                 self.sent += 1;
                 return self.qs.pop(i, pool);
             }
@@ -431,7 +431,7 @@ mod tests {
             });
             q.enqueue(id, &mut pool, t);
         }
-        let used = q.qs.q.iter().filter(|x| !x.q.is_empty()).count();
+        let used = q.qs.q.iter().filter(|x| !x.is_empty()).count();
         assert_eq!(used, 4, "64 flows hash onto all 4 queues");
         assert_eq!(q.packets(), 64);
     }

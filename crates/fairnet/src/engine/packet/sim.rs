@@ -28,7 +28,9 @@ use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
 use super::pfabric::{rank_of, Pfabric};
-use super::pkt::{Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_ROUTE};
+use super::pkt::{
+    Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
+};
 use super::port::{
     AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
 };
@@ -237,7 +239,8 @@ impl PacketSim {
                 wake_pending: false,
                 stats: PortStats::default(),
                 tx_cache: (0, 0),
-                wire: VecDeque::new(),
+                wire_head: NO_PACKET,
+                wire_tail: NO_PACKET,
                 lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
             });
         }
@@ -772,13 +775,16 @@ impl PacketSim {
     fn handle(&mut self, now: u64, ev: Event) {
         match ev {
             Event::Arrive(link) => {
-                let wire = &mut self.ports[link as usize].wire;
-                let (at, id) = wire
-                    .pop_front()
-                    .expect("an Arrive event has a packet on the wire");
-                debug_assert_eq!(at, now);
-                if let Some(&(next, _)) = wire.front() {
-                    self.events.push(Time(next), Event::Arrive(link));
+                let port = &mut self.ports[link as usize];
+                let id = port.wire_head;
+                debug_assert_ne!(id, NO_PACKET, "an Arrive event has a packet on the wire");
+                let pkt = self.pool.get_mut(PacketId(id));
+                debug_assert_eq!(pkt.at.0, now);
+                port.wire_head = pkt.next;
+                pkt.next = NO_PACKET;
+                if port.wire_head != NO_PACKET {
+                    let next = self.pool.get(PacketId(port.wire_head)).at;
+                    self.events.push(next, Event::Arrive(link));
                 }
                 self.on_arrive(now, PacketId(id), link);
             }
@@ -960,7 +966,7 @@ impl PacketSim {
     fn enqueue(&mut self, now: u64, p: u32, id: PacketId) {
         let port = &mut self.ports[p as usize];
         let before = port.qdisc.bytes();
-        self.pool.get_mut(id).enq_at = Time(now);
+        self.pool.get_mut(id).at = Time(now);
         match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
             Enqueued::Dropped => {
                 drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
@@ -1006,7 +1012,7 @@ impl PacketSim {
         port.account_queue(now, before);
         let pkt = self.pool.get_mut(id);
         let mut qd = match self.cfg.qdelay_signal {
-            QdelaySignal::Sojourn => now - pkt.enq_at.0,
+            QdelaySignal::Sojourn => now - pkt.at.0,
             QdelaySignal::Backlog => port.tx_time_of(port.qdisc.bytes()),
         };
         if let Some(lpf) = port.lpf.as_mut() {
@@ -1038,10 +1044,14 @@ impl PacketSim {
         let tx = port.tx_time(wire as u32);
         port.busy_until = now + tx;
         let at = now + tx + port.delay;
-        if port.wire.is_empty() {
+        self.pool.get_mut(id).at = Time(at);
+        if port.wire_head == NO_PACKET {
+            port.wire_head = id.0;
             self.events.push(Time(at), Event::Arrive(p));
+        } else {
+            self.pool.get_mut(PacketId(port.wire_tail)).next = id.0;
         }
-        port.wire.push_back((at, id.0));
+        port.wire_tail = id.0;
         if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
@@ -1218,7 +1228,8 @@ impl PacketSim {
             route: fl.route_ack,
             hop: 0,
             live: true,
-            enq_at: Time(now),
+            at: Time(now),
+            next: NO_PACKET,
             spray_key: self.spray_ctr,
         };
         if sack {
