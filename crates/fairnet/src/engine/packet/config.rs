@@ -260,6 +260,31 @@ pub struct PacketConfig {
     pub pfabric: PfabricConfig,
     /// RCP's router parameters (used with `port_agent = "rcp"`).
     pub rcp: RcpConfig,
+    /// A buffer shared by the egress ports of each switch, on top of each port's own limit
+    /// (the link's `buffer`). Default none: ports have only their own buffers.
+    pub shared_buffer: Option<SharedBufferConfig>,
+}
+
+/// A switch's packet memory shared by its egress ports (`[engine.shared_buffer]`), as in
+/// shared-memory datacenter switches (and the 32 MB switch buffers of the HPCC and Söze
+/// evaluations).
+///
+/// A packet arriving at a switch port is admitted when the switch's queued bytes plus the
+/// packet fit in `size` and, with `alpha`, when the port's queued bytes plus the packet stay
+/// within `alpha` times the switch's free bytes: the *dynamic threshold* of Choudhury & Hahne
+/// ("Dynamic queue length thresholds for shared-memory packet switches", IEEE/ACM ToN 1998),
+/// under which one congested port settles at `alpha / (1 + alpha)` of the memory and leaves
+/// the rest to the others. Without `alpha` the memory is shared first come, first served.
+/// The port's own limit (the link's `buffer`) still applies; set it large to let the shared
+/// memory decide alone. Host NICs are not switch ports and are not affected.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBufferConfig {
+    /// Bytes of packet memory per switch.
+    pub size: Bytes,
+    /// Dynamic-threshold factor α (> 0); omit for first-come-first-served sharing.
+    #[serde(default)]
+    pub alpha: Option<f64>,
 }
 
 impl Default for PacketConfig {
@@ -283,6 +308,7 @@ impl Default for PacketConfig {
             record: None,
             pfabric: PfabricConfig::default(),
             rcp: RcpConfig::default(),
+            shared_buffer: None,
         }
     }
 }
@@ -390,6 +416,26 @@ impl PacketConfig {
         self.dcqcn.validate(&at("dcqcn"))?;
         self.pfabric.validate(&at("pfabric"))?;
         self.rcp.validate(&at("rcp"))?;
+        if let Some(sb) = &self.shared_buffer {
+            if sb.size < self.mtu_wire() {
+                return Err(Error::invalid(
+                    at("shared_buffer.size"),
+                    format!(
+                        "{} is smaller than one packet ({})",
+                        sb.size,
+                        self.mtu_wire()
+                    ),
+                ));
+            }
+            if let Some(a) = sb.alpha {
+                if !(a.is_finite() && a > 0.0) {
+                    return Err(Error::invalid(
+                        at("shared_buffer.alpha"),
+                        format!("must be a positive number, got {a}"),
+                    ));
+                }
+            }
+        }
         if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
             return Err(Error::invalid(
                 at("port_agent"),

@@ -134,6 +134,8 @@ struct Counters {
     delivered: u64,
     dropped: u64,
     buffer_violations: u64,
+    /// Enqueues that left a switch's shared memory above its size.
+    shared_violations: u64,
     unroutable: u64,
     packet_hops: u64,
     data_hops: u64,
@@ -147,6 +149,14 @@ fn drop_packet(stats: &mut PortStats, c: &mut Counters, pool: &mut PacketPool, i
     stats.drop_bytes += wire;
     c.dropped += wire;
     pool.release(id);
+}
+
+/// A switch's shared packet memory ([`super::config::SharedBufferConfig`]): the bytes queued at
+/// all its egress ports, and the most ever queued.
+#[derive(Clone, Copy, Debug, Default)]
+struct SwitchMemory {
+    used: u64,
+    peak: u64,
 }
 
 /// A packet-level simulation of one topology and flow list.
@@ -164,6 +174,8 @@ pub struct PacketSim {
     pool: PacketPool,
     events: EventQueue,
     c: Counters,
+    /// Per node, its shared memory (empty without `shared_buffer`; unused for hosts).
+    switch_mem: Vec<SwitchMemory>,
     finished: usize,
     spray_ctr: u64,
     /// Time of the next sample (`u64::MAX` when nothing is recorded): the run loops compare
@@ -479,6 +491,11 @@ impl PacketSim {
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
         }
+        let switch_mem = if cfg.shared_buffer.is_some() {
+            vec![SwitchMemory::default(); n_nodes]
+        } else {
+            Vec::new()
+        };
         Ok(PacketSim {
             cfg,
             mss,
@@ -492,6 +509,7 @@ impl PacketSim {
             pool: PacketPool::new(),
             events,
             c: Counters::default(),
+            switch_mem,
             finished: 0,
             spray_ctr: 0,
             next_sample: cfg_record.map_or(u64::MAX, |r| r.interval.0),
@@ -966,6 +984,25 @@ impl PacketSim {
     fn enqueue(&mut self, now: u64, p: u32, id: PacketId) {
         let port = &mut self.ports[p as usize];
         let before = port.qdisc.bytes();
+        let shared = match self.cfg.shared_buffer {
+            Some(sb) if !port.host_nic => {
+                let mem = self.switch_mem[port.node.idx()].used;
+                let wire = self.pool.get(id).wire as u64;
+                let free = sb.size.0.saturating_sub(mem);
+                // First come, first served within the memory; with α, the port's queue may
+                // not pass α × the free memory (Choudhury & Hahne's dynamic threshold).
+                let fits = wire <= free
+                    && sb
+                        .alpha
+                        .is_none_or(|a| (before + wire) as f64 <= a * free as f64);
+                if !fits {
+                    drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
+                    return;
+                }
+                Some(sb.size.0)
+            }
+            _ => None,
+        };
         self.pool.get_mut(id).at = Time(now);
         match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
             Enqueued::Dropped => {
@@ -983,6 +1020,16 @@ impl PacketSim {
         port.account_queue(now, before);
         if port.qdisc.bytes() > port.buffer.0 {
             self.c.buffer_violations += 1;
+        }
+        if let Some(size) = shared {
+            // A pFabric eviction can shrink the queue: `used` holds `before`, so this stays
+            // non-negative.
+            let mem = &mut self.switch_mem[port.node.idx()];
+            mem.used = mem.used + port.qdisc.bytes() - before;
+            mem.peak = mem.peak.max(mem.used);
+            if mem.used > size {
+                self.c.shared_violations += 1;
+            }
         }
         self.port_try_start(now, p);
         // The queue is what waits behind the serializer: measured after a packet arriving at
@@ -1010,6 +1057,9 @@ impl PacketSim {
             return;
         };
         port.account_queue(now, before);
+        if !self.switch_mem.is_empty() && !port.host_nic {
+            self.switch_mem[port.node.idx()].used -= before - port.qdisc.bytes();
+        }
         let pkt = self.pool.get_mut(id);
         let mut qd = match self.cfg.qdelay_signal {
             QdelaySignal::Sojourn => now - pkt.at.0,
@@ -1319,6 +1369,15 @@ impl PacketSim {
         self.activate(now, f);
     }
 
+    /// The most bytes ever queued at once in switch `node`'s shared buffer (`None` without
+    /// `shared_buffer`, or for a host).
+    pub fn shared_buffer_peak(&self, node: NodeId) -> Option<u64> {
+        if self.switch_mem.is_empty() || self.host_of_node[node.idx()] != NO_HOST {
+            return None;
+        }
+        self.switch_mem.get(node.idx()).map(|m| m.peak)
+    }
+
     /// The records so far; errors if an invariant is violated (byte conservation, a queue
     /// above its buffer, an event scheduled in the past, an unroutable packet).
     pub fn results(&self) -> Result<PacketResults> {
@@ -1351,6 +1410,15 @@ impl PacketSim {
                 format!(
                     "{} enqueues left a queue above its buffer",
                     self.c.buffer_violations
+                ),
+            ));
+        }
+        if self.c.shared_violations > 0 {
+            return Err(Error::invalid(
+                "packet engine",
+                format!(
+                    "{} enqueues left a switch's shared buffer above its size",
+                    self.c.shared_violations
                 ),
             ));
         }

@@ -1577,3 +1577,107 @@ fn rcp_reaches_max_min_on_a_parking_lot() {
         assert!((x / (w * 1e9) - 1.0).abs() < 0.05, "{r:?} vs {want:?}");
     }
 }
+
+/// Six hosts on one switch with 10 Gb/s links and roomy port buffers (1 MB); hosts 0, 1 send
+/// UDP at line rate to host 4 and hosts 2, 3 to host 5, so the switch's ports to hosts 4 and 5
+/// each receive twice what they can send. Returns the switch's peak shared occupancy, the
+/// two ports' largest queues and the drops at them.
+fn shared_buffer_incast(size: Bytes, alpha: Option<f64>) -> (u64, [u64; 2], u64) {
+    use super::config::SharedBufferConfig;
+    let topo = crate::topo::star(
+        6,
+        LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1_000_000)),
+    )
+    .unwrap();
+    let flows: Vec<FlowSpec> = [(0, 4), (1, 4), (2, 5), (3, 5)]
+        .iter()
+        .map(|&(s, d)| FlowSpec::new(NodeId(s), NodeId(d), Bytes(2_000_000), Time::ZERO))
+        .collect();
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        shared_buffer: Some(SharedBufferConfig { size, alpha }),
+        ..PacketConfig::default()
+    };
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let r = sim.run_to_completion(Time::from_ms(10)).unwrap();
+    assert_conserved(&r);
+    // Switch → host i is link 2i + 1.
+    let (to4, to5) = (&r.links[9], &r.links[11]);
+    let peak = sim.shared_buffer_peak(NodeId(6)).unwrap();
+    assert_eq!(sim.shared_buffer_peak(NodeId(0)), None, "hosts have none");
+    (
+        peak,
+        [to4.max_queue_bytes, to5.max_queue_bytes],
+        to4.drops + to5.drops,
+    )
+}
+
+#[test]
+fn a_shared_buffer_caps_the_switch_and_drops_beyond_it() {
+    // 100 packets of memory for two ports that each build a queue: first come, first served
+    // fills the memory (to within one packet) and never more; without the shared buffer each
+    // port would queue far more (its own limit is 1 MB ≈ 950 packets).
+    let size = 100 * 1048;
+    let (peak, queues, drops) = shared_buffer_incast(Bytes(size), None);
+    assert!(peak <= size && peak > size - 1048, "peak {peak} of {size}");
+    assert!(drops > 0);
+    assert!(queues.iter().all(|&q| q <= size), "{queues:?}");
+}
+
+#[test]
+fn dynamic_thresholds_split_the_shared_buffer() {
+    // Choudhury & Hahne: with α = 1 and two congested ports, each settles where
+    // q = α (B − 2q), i.e. q = B/3, and the memory holds 2B/3; with α = 2, q = 2B/5 each, 4B/5
+    // in all. Allow one packet of granularity per port.
+    let size = 300 * 1048;
+    let pkt = 1048.0;
+    for (alpha, per_port) in [(1.0, 1.0 / 3.0), (2.0, 2.0 / 5.0)] {
+        let (peak, queues, drops) = shared_buffer_incast(Bytes(size), Some(alpha));
+        let want = per_port * size as f64;
+        for q in queues {
+            assert!(
+                (q as f64 - want).abs() <= pkt,
+                "alpha {alpha}: port queue {q}, want {want:.0}"
+            );
+        }
+        assert!(
+            (peak as f64 - 2.0 * want).abs() <= 2.0 * pkt,
+            "alpha {alpha}: peak {peak}, want {:.0}",
+            2.0 * want
+        );
+        assert!(drops > 0);
+    }
+}
+
+#[test]
+fn a_shared_buffer_smaller_than_a_packet_or_a_bad_alpha_is_rejected() {
+    use super::config::SharedBufferConfig;
+    let topo = dumbbell_topo(1, 10, Bytes(100_000));
+    let flows = pair_flows(1, Bytes(10_000));
+    for (sb, field) in [
+        (
+            SharedBufferConfig {
+                size: Bytes(500),
+                alpha: None,
+            },
+            "shared_buffer.size",
+        ),
+        (
+            SharedBufferConfig {
+                size: Bytes(100_000),
+                alpha: Some(0.0),
+            },
+            "shared_buffer.alpha",
+        ),
+    ] {
+        let cfg = PacketConfig {
+            shared_buffer: Some(sb),
+            ..PacketConfig::default()
+        };
+        let err = PacketSim::new(&topo, &flows, cfg)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(field), "{err}");
+    }
+}
