@@ -28,7 +28,7 @@ pub mod routing;
 pub mod spec;
 
 pub use builders::{
-    dumbbell, fat_tree, leaf_spine, may_fig6, parking_lot, parking_lot_pairs, soze_fig17,
+    b4, dumbbell, fat_tree, leaf_spine, may_fig6, parking_lot, parking_lot_pairs, soze_fig17,
     sperc_fig2, star, FatTreeSpec, LeafSpineSpec, PaperTopology,
 };
 pub use formats::{

@@ -14,7 +14,7 @@
 //! Every link of a generated topology has the same `delay` and `buffer`.
 
 use super::builders::{
-    dumbbell, fat_tree, leaf_spine, parking_lot, soze_fig17, star, FatTreeSpec, LeafSpineSpec,
+    b4, dumbbell, fat_tree, leaf_spine, parking_lot, soze_fig17, star, FatTreeSpec, LeafSpineSpec,
 };
 use super::formats::{read_topology_file, FileFormat};
 use super::{LinkSpec, Topology, DEFAULT_BUFFER, DEFAULT_DELAY, DEFAULT_RATE};
@@ -38,7 +38,7 @@ fn one() -> u32 {
 
 /// A topology as a scenario file describes it: a builder and its parameters, or a file.
 ///
-/// Tagged by `kind` (`"fat_tree"`, `"leaf_spine"`, `"dumbbell"`, `"parking_lot"`, `"star"`,
+/// Tagged by `kind` (`"fat_tree"`, `"leaf_spine"`, `"dumbbell"`, `"parking_lot"`, `"b4"`, `"star"`,
 /// `"soze_fig17"`, `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -118,6 +118,24 @@ pub enum TopologySpec {
         #[serde(default = "default_buffer")]
         buffer: Bytes,
     },
+    /// A B4-like inter-datacenter WAN of 12 sites and 19 cables ([`b4`]).
+    B4 {
+        /// Hosts at each site. Default 1.
+        #[serde(default = "one")]
+        hosts_per_site: u32,
+        /// Rate of the inter-site cables.
+        rate: Rate,
+        /// Rate of the host ↔ site links. Default: `rate`.
+        #[serde(default)]
+        access_rate: Option<Rate>,
+        /// Delay of the host ↔ site links (the cables' delays follow from the sites'
+        /// distances). Default 1 µs.
+        #[serde(default = "default_delay")]
+        access_delay: Time,
+        /// Egress buffer of every link. Default 32 MB.
+        #[serde(default = "default_buffer")]
+        buffer: Bytes,
+    },
     /// A single switch with hosts ([`star`]).
     Star {
         /// Number of hosts.
@@ -168,6 +186,7 @@ impl TopologySpec {
             TopologySpec::LeafSpine { .. } => "leaf_spine",
             TopologySpec::Dumbbell { .. } => "dumbbell",
             TopologySpec::ParkingLot { .. } => "parking_lot",
+            TopologySpec::B4 { .. } => "b4",
             TopologySpec::Star { .. } => "star",
             TopologySpec::SozeFig17 { .. } => "soze_fig17",
             TopologySpec::File { .. } => "file",
@@ -252,6 +271,23 @@ impl TopologySpec {
                 per_hop_hosts,
                 self.link("rate", rate, delay, buffer)?,
             ),
+            TopologySpec::B4 {
+                hosts_per_site,
+                rate,
+                access_rate,
+                access_delay,
+                buffer,
+            } => b4(
+                hosts_per_site,
+                self.link(
+                    "access_rate",
+                    access_rate.unwrap_or(rate),
+                    access_delay,
+                    buffer,
+                )?,
+                // The cables' delays are computed by the builder.
+                self.link("rate", rate, Time::ZERO, buffer)?,
+            ),
             TopologySpec::Star {
                 n_hosts,
                 rate,
@@ -326,6 +362,11 @@ mod tests {
                 r#"{"kind":"leaf_spine","hosts_per_leaf":4,"leaves":3,"spines":2}"#,
                 12,
                 5,
+            ),
+            (
+                r#"{"kind":"b4","rate":"1Gbps","hosts_per_site":3,"access_rate":"10Gbps"}"#,
+                36,
+                12,
             ),
             (
                 r#"{"kind":"dumbbell","n_pairs":3,"bottleneck_rate":"10Gbps","delay":"5us"}"#,
