@@ -122,12 +122,17 @@ def prepare(
     return load_scenario(path, overrides), path.resolve().parent
 
 
-def slowdown_by_size(size: np.ndarray, slowdown: np.ndarray) -> list[dict[str, Any]]:
-    """Slowdown percentiles (p50, p95, p99) and mean per :data:`SIZE_BINS` bin, over the
-    finite entries of ``slowdown`` (unfinished flows are NaN)."""
+def slowdown_by_size(
+    size: np.ndarray,
+    slowdown: np.ndarray,
+    size_bins: Sequence[tuple[float, float, str]] = SIZE_BINS,
+) -> list[dict[str, Any]]:
+    """Slowdown percentiles (p50, p95, p99) and mean per size bin (``[lo, hi)`` bytes, label;
+    default :data:`SIZE_BINS`), over the finite entries of ``slowdown`` (unfinished flows are
+    NaN)."""
     done = np.isfinite(slowdown)
     bins = []
-    for lo, hi, label in SIZE_BINS:
+    for lo, hi, label in size_bins:
         sel = done & (size >= lo) & (size < hi)
         s = slowdown[sel]
         bins.append(

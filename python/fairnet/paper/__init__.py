@@ -17,6 +17,7 @@ from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
 from fairnet.paper.soze_fig17 import ENTRY as SOZE_FIG17
 from fairnet.paper.soze_fig18 import ENTRY as SOZE_FIG18
 from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
+from fairnet.paper.sperc_fct import ENTRIES as SPERC_FCT
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
 from fairnet.paper.sperc_fig6 import ENTRY as SPERC_FIG6
 
@@ -33,6 +34,7 @@ REGISTRY: dict[str, Entry] = {
         SOZE_FIG19,
         SPERC_FIG2,
         SPERC_FIG6,
+        *SPERC_FCT,
     )
 }
 
