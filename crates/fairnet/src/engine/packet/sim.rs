@@ -1068,7 +1068,11 @@ impl PacketSim {
         if let Some(lpf) = port.lpf.as_mut() {
             qd = lpf.sample(now, qd);
         }
-        if qd > pkt.max_qdelay.0 {
+        // The maxQD field is an INT value of data packets (Söze §3.2.3: switches compare and
+        // keep it on the data path; the receiver echoes it). An ACK carries the echo home
+        // unchanged: folding the reverse path's queues into it would tell a sender about
+        // links its data never crosses.
+        if pkt.kind == PacketKind::Data && qd > pkt.max_qdelay.0 {
             pkt.max_qdelay = Time(qd);
         }
         let wire = pkt.wire as u64;
