@@ -5,8 +5,8 @@
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
 //! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with SACK loss
 //! recovery ([`sack`]), DCTCP and NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), pFabric
-//! ([`pfabric`]), RCP ([`rcp`]), TIMELY ([`timely`]), UDP at a constant bit rate ([`udp`]), and records with a byte
-//! conservation check ([`records`]). [`PacketSim`] runs it all.
+//! ([`pfabric`]), RCP ([`rcp`]), TIMELY ([`timely`]), UDP at a constant bit rate ([`udp`]), and
+//! records with a byte conservation check ([`records`]). [`PacketSim`] runs it all.
 //!
 //! Four extension points let later systems plug in without editing the engine:
 //! [`CongestionControl`] (sender), [`Qdisc`] (egress queue), [`PortAgent`] (egress header
