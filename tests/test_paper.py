@@ -146,6 +146,25 @@ def test_soze_fig14_smoke_soze_tracks_every_step_more_accurately_than_hpcc(
     assert (tmp_path / "soze-fig14.png").exists()
 
 
+def test_soze_fig12_13_smoke_soze_converges_and_timely_does_not(tmp_path: Path) -> None:
+    # Söze Figs. 12–13 (our 25 Gb/s stand-in for the eRPC testbed): 1 → 3 → 1 flows into one
+    # port. Söze: every phase within 5% of 25/n Gb/s at full utilization. TIMELY: alone at line
+    # rate too, but once a second flow joins it falls far below the link (the paper: "Söze
+    # achieves higher utilization" and "converges ... faster than Timely"), and its largest
+    # queue, at the joins, is above Söze's (the paper: "lower RTT than Timely").
+    console = Console(record=True, width=160)
+    rows = get("soze-fig12-13").run("smoke", tmp_path, console).rows
+    soze = [r for r in rows if r["scheme"] == "Söze"]
+    timely = [r for r in rows if r["scheme"] == "TIMELY"]
+    assert [r["active"] for r in soze] == [1, 2, 3, 2, 1]
+    for r in soze:
+        assert r["max_error"] < 0.05 and r["utilization"] > 0.99, r
+    assert timely[0]["utilization"] > 0.99  # one flow: line rate
+    assert timely[1]["utilization"] < 0.5 * soze[1]["utilization"], timely[1]
+    assert max(r["max_qdelay_us"] for r in timely) > max(r["max_qdelay_us"] for r in soze)
+    assert (tmp_path / "soze-fig12-13.png").exists()
+
+
 def test_soze_fig15_16_smoke_soze_beats_dcqcn_on_short_flow_tails(tmp_path: Path) -> None:
     # Söze Figs. 15–16: Google RPC at 40% and 80% load on a fat-tree. The paper's claim that
     # holds in our runs: Söze's short flows (< 10 KB, far below "1000 packets") see a lower
