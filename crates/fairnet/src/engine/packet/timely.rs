@@ -19,9 +19,10 @@
 //!
 //! Defaults (all configurable): `T_low = 50 µs`, `T_high = 500 µs`, `β = 0.8`, EWMA
 //! `α = 0.875`, `δ = 10 Mb/s`, HAI after 5 completion events with `N = 5`, segments of 16 KB —
-//! the Timely paper's Table 1 values as we read them; the HPCC ns-3 simulator (the code base of
-//! the NS-3 experiments Söze §5 builds on) uses the same `α`, `β`, `T_low`, `T_high` by default.
-//! `minRTT = 20 µs` (Table 1; the HPCC simulator's default too); `min_rtt = None` takes the
+//! the Timely paper's Table 1 values as we recall them (the paper is not here to check); the
+//! public HPCC ns-3 simulator, a common base for such NS-3 comparisons, has the same `α`, `β`,
+//! `T_low`, `T_high` as its defaults. `minRTT = 20 µs` (Table 1 as we recall it; the HPCC
+//! simulator's default too); `min_rtt = None` takes the
 //! flow's base RTT instead (propagation and serialization of its path, no queueing), which on
 //! our µs-scale paths normalizes the gradient by ~8 µs and cuts much harder.
 //!
