@@ -24,7 +24,6 @@ Scales: ``smoke`` P = 2 ms, ``full`` P = 20 ms (the paper gives no timeline).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,16 @@ from rich.console import Console
 from rich.table import Table
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
-from fairnet.paper.soze_common import INTERVAL, Series, max_err, oracle, plot_rates, run_series
+from fairnet.paper.soze_common import (
+    INTERVAL,
+    Series,
+    max_err,
+    plot_rates,
+    run_series,
+    soze_engine,
+    step_phases,
+    step_sizes,
+)
 
 N = 3
 DST = 3
@@ -41,31 +49,14 @@ RATE_BPS = 25e9
 #: The star's switch → host 3 link (link 2i + 1 for host i): the bottleneck port.
 BOTTLENECK = 7
 PHASE_S = {"smoke": 2e-3, "full": 20e-3}
-HEADER, PAYLOAD = 48, 1000
 SCHEMES = ("Söze", "TIMELY")
-
-
-def sizes(phase: float) -> list[int]:
-    """Payload bytes per flow so that, at the ideal shares, flow i ends at (N + i)·phase."""
-    counts = [min(k + 1, N, 2 * N - 1 - k) for k in range(2 * N - 1)]
-    out = []
-    for i in range(N):
-        wire_bits = sum(RATE_BPS * phase / counts[k] for k in range(i, i + N))
-        out.append(round(wire_bits / 8 * PAYLOAD / (PAYLOAD + HEADER)))
-    return out
 
 
 def engine(scheme: str) -> dict[str, Any]:
     """The packet-engine table of ``scheme``, recording every 10 µs."""
-    record = {"record": {"interval": INTERVAL}}
     if scheme == "Söze":
-        return {
-            "kind": "packet",
-            "transport": "soze",
-            "qdelay_signal": "backlog",
-            "qdelay_lpf": "10us",
-        } | record
-    return {"kind": "packet", "transport": "timely"} | record
+        return soze_engine()
+    return {"kind": "packet", "transport": "timely", "record": {"interval": INTERVAL}}
 
 
 def scenario(scale: str, scheme: str) -> dict[str, Any]:
@@ -73,7 +64,7 @@ def scenario(scale: str, scheme: str) -> dict[str, Any]:
     p = PHASE_S[scale]
     flows = [
         {"src": i, "dst": DST, "size": size, "start": f"{i * p * 1e6:g}us"}
-        for i, size in enumerate(sizes(p))
+        for i, size in enumerate(step_sizes(N, RATE_BPS, p))
     ]
     return {
         "name": f"soze-fig12-13 ({scale}, {scheme})",
@@ -82,20 +73,6 @@ def scenario(scale: str, scheme: str) -> dict[str, Any]:
         "engine": engine(scheme),
         "stop_at": f"{(2 * N + 1) * p * 1e6:g}us",
     }
-
-
-def phases(s: Series) -> list[tuple[float, float, np.ndarray]]:
-    """The run's phases (between consecutive starts and ends) with the oracle's rates."""
-    f = s.results.flows
-    starts = f["start_s"].to_numpy()
-    ends = np.nan_to_num(f["end_s"].to_numpy(), nan=math.inf)
-    edges = sorted({*starts.tolist(), *[e for e in ends.tolist() if math.isfinite(e)]})
-    out = []
-    for a, b in zip(edges, edges[1:], strict=False):
-        active = (starts <= a) & (ends >= b)
-        paths = [[0] if active[i] else [] for i in range(N)]
-        out.append((a, b, oracle([RATE_BPS], paths, [1.0] * N)))
-    return out
 
 
 def _max_qdelay(s: Series, a: float, b: float) -> float:
@@ -107,7 +84,7 @@ def _max_qdelay(s: Series, a: float, b: float) -> float:
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     runs = {name: run_series(scenario(scale, name), N) for name in SCHEMES}
-    steps = {name: phases(s) for name, s in runs.items()}
+    steps = {name: step_phases(s, RATE_BPS) for name, s in runs.items()}
     rows: list[dict[str, Any]] = []
     for name, s in runs.items():
         for k, (a, b, want) in enumerate(steps[name]):
