@@ -13,7 +13,9 @@ from fairnet.paper.entry import SCALES, Entry, PaperResult
 from fairnet.paper.soze_apps import ENTRY as SOZE_APPS
 from fairnet.paper.soze_fig2 import ENTRY as SOZE_FIG2
 from fairnet.paper.soze_fig11 import ENTRY as SOZE_FIG11
+from fairnet.paper.soze_fig12_13 import ENTRY as SOZE_FIG12_13
 from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
+from fairnet.paper.soze_fig15_16 import ENTRY as SOZE_FIG15_16
 from fairnet.paper.soze_fig17 import ENTRY as SOZE_FIG17
 from fairnet.paper.soze_fig18 import ENTRY as SOZE_FIG18
 from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
@@ -28,7 +30,9 @@ REGISTRY: dict[str, Entry] = {
         SOZE_APPS,
         SOZE_FIG2,
         SOZE_FIG11,
+        SOZE_FIG12_13,
         SOZE_FIG14,
+        SOZE_FIG15_16,
         SOZE_FIG17,
         SOZE_FIG18,
         SOZE_FIG19,

@@ -149,6 +149,34 @@ def target_delay(rate_per_weight: float, alpha: float, beta: float) -> float:
     )
 
 
+def step_sizes(n: int, rate_bps: float, phase: float) -> list[int]:
+    """Payload bytes (1000 B payload per 1048 B on the wire) of ``n`` flows into one port of
+    ``rate_bps`` such that, when flow i starts at i·phase and the port is shared equally, flow i
+    ends at (n + i)·phase: the step-in & step-out of Figs. 12 and 14 (1 → n → 1 flows)."""
+    counts = [min(k + 1, n, 2 * n - 1 - k) for k in range(2 * n - 1)]
+    out = []
+    for i in range(n):
+        wire_bits = sum(rate_bps * phase / counts[k] for k in range(i, i + n))
+        out.append(round(wire_bits / 8 * 1000 / 1048))
+    return out
+
+
+def step_phases(s: Series, rate_bps: float) -> list[tuple[float, float, np.ndarray]]:
+    """A run's phases (between consecutive flow starts and ends) with the oracle's rates, for
+    flows that all cross one port of ``rate_bps`` (:func:`step_sizes`' experiments)."""
+    f = s.results.flows
+    starts = f["start_s"].to_numpy()
+    ends = np.nan_to_num(f["end_s"].to_numpy(), nan=math.inf)
+    n = len(starts)
+    edges = sorted({*starts.tolist(), *[e for e in ends.tolist() if math.isfinite(e)]})
+    out = []
+    for a, b in zip(edges, edges[1:], strict=False):
+        active = (starts <= a) & (ends >= b)
+        paths = [[0] if active[i] else [] for i in range(n)]
+        out.append((a, b, oracle([rate_bps], paths, [1.0] * n)))
+    return out
+
+
 def flow_list(flows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Inline flows (``workload.kind = "flows"``) of ``LONG`` bytes unless a size is given."""
     return [{"size": LONG} | dict(f) for f in flows]

@@ -19,41 +19,27 @@ Scales: ``smoke`` P = 1 ms, ``full`` the paper's P = 10 ms.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
 from fairnet.paper.soze_common import (
     LINK_BPS,
-    Series,
     hpcc_engine,
     max_err,
-    oracle,
     plot_rates,
     run_series,
     soze_engine,
+    step_phases,
+    step_sizes,
 )
 
 N = 4
 DST = 4
 PHASE_S = {"smoke": 1e-3, "full": 10e-3}
-#: Header and payload of a full packet (the engine's defaults, Söze §5's 1000 B payload).
-HEADER, PAYLOAD = 48, 1000
-
-
-def sizes(phase: float) -> list[int]:
-    """Payload bytes per flow so that, at the ideal shares, flow i ends at (4 + i)·phase."""
-    counts = [min(k + 1, N, 2 * N - 1 - k) for k in range(2 * N - 1)]
-    out = []
-    for i in range(N):
-        wire_bits = sum(LINK_BPS * phase / counts[k] for k in range(i, i + N))
-        out.append(round(wire_bits / 8 * PAYLOAD / (PAYLOAD + HEADER)))
-    return out
 
 
 def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +47,7 @@ def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
     p = PHASE_S[scale]
     flows = [
         {"src": i, "dst": DST, "size": size, "start": f"{i * p * 1e6:g}us"}
-        for i, size in enumerate(sizes(p))
+        for i, size in enumerate(step_sizes(N, LINK_BPS, p))
     ]
     return {
         "name": f"soze-fig14 ({scale})",
@@ -72,27 +58,13 @@ def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def phases(s: Series) -> list[tuple[float, float, np.ndarray]]:
-    """The run's phases (between consecutive starts and ends) with the oracle's rates."""
-    f = s.results.flows
-    starts = f["start_s"].to_numpy()
-    ends = np.nan_to_num(f["end_s"].to_numpy(), nan=math.inf)
-    edges = sorted({*starts.tolist(), *[e for e in ends.tolist() if math.isfinite(e)]})
-    out = []
-    for a, b in zip(edges, edges[1:], strict=False):
-        active = (starts <= a) & (ends >= b)
-        paths = [[0] if active[i] else [] for i in range(N)]
-        out.append((a, b, oracle([LINK_BPS], paths, [1.0] * N)))
-    return out
-
-
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     runs = {
         "Söze": run_series(scenario(scale, soze_engine()), N),
         "HPCC": run_series(scenario(scale, hpcc_engine()), N),
     }
     rows: list[dict[str, Any]] = []
-    steps = {name: phases(s) for name, s in runs.items()}
+    steps = {name: step_phases(s, LINK_BPS) for name, s in runs.items()}
     for k in range(min(len(v) for v in steps.values())):
         row: dict[str, Any] = {}
         for name, s in runs.items():

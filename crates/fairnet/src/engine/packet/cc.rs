@@ -111,6 +111,8 @@ pub enum CcImpl {
     Pfabric(super::pfabric::Pfabric),
     /// [`super::rcp::Rcp`].
     Rcp(super::rcp::Rcp),
+    /// [`super::timely::Timely`].
+    Timely(super::timely::Timely),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -127,6 +129,7 @@ macro_rules! dispatch {
             CcImpl::Soze($c) => $e,
             CcImpl::Pfabric($c) => $e,
             CcImpl::Rcp($c) => $e,
+            CcImpl::Timely($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

@@ -3,7 +3,7 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int | rcp (HPCC needs "int", RCP "rcp")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
@@ -28,6 +28,7 @@ use super::pfabric::PfabricConfig;
 use super::port::PortAgentConfig;
 use super::qdisc::QdiscConfig;
 use super::rcp::RcpConfig;
+use super::timely::TimelyConfig;
 use crate::error::{Error, Result};
 use crate::systems::soze::SozeConfig;
 use crate::topo::routing::PathSelector;
@@ -74,6 +75,9 @@ pub enum TransportKind {
     /// RCP's sender ([`super::rcp::Rcp`]): paces at the rate the routers stamp; needs
     /// `port_agent = "rcp"` ([`PacketConfig::rcp`]).
     Rcp,
+    /// TIMELY's RTT-gradient rate control ([`super::timely::Timely`],
+    /// [`PacketConfig::timely`]).
+    Timely,
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -198,7 +202,7 @@ pub struct TcpConfig {
     /// SACK (RFC 2018 blocks on ACKs, up to 3 with the timestamp option) with RFC 6675's
     /// conservative loss recovery at the sender; `false`: NewReno (RFC 6582). Default on, as
     /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
-    /// cubic, soze, hpcc, delay_aimd, dcqcn); UDP ignores it.
+    /// cubic, soze, hpcc, delay_aimd, dcqcn, timely); UDP ignores it.
     pub sack: bool,
 }
 
@@ -260,6 +264,8 @@ pub struct PacketConfig {
     pub pfabric: PfabricConfig,
     /// RCP's router parameters (used with `port_agent = "rcp"`).
     pub rcp: RcpConfig,
+    /// TIMELY's parameters (used with `transport = "timely"`).
+    pub timely: TimelyConfig,
     /// A buffer shared by the egress ports of each switch, on top of each port's own limit
     /// (the link's `buffer`). Default none: ports have only their own buffers.
     pub shared_buffer: Option<SharedBufferConfig>,
@@ -309,6 +315,7 @@ impl Default for PacketConfig {
             pfabric: PfabricConfig::default(),
             rcp: RcpConfig::default(),
             shared_buffer: None,
+            timely: TimelyConfig::default(),
         }
     }
 }
@@ -436,6 +443,7 @@ impl PacketConfig {
                 }
             }
         }
+        self.timely.validate(&at("timely"))?;
         if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -518,7 +526,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`, `rcp`"
+             `pfabric`, `rcp`, `timely`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

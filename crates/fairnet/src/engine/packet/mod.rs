@@ -5,8 +5,8 @@
 //! have a byte buffer and a queueing discipline ([`qdisc`], [`port`]), hosts whose NIC pulls
 //! data from their flows ([`host`]), a reliable TCP-like transport ([`tcp`]) with SACK loss
 //! recovery ([`sack`]), DCTCP and NewReno windows ([`dctcp`]) and CUBIC ([`cubic`]), pFabric
-//! ([`pfabric`]), RCP ([`rcp`]), UDP at a constant bit rate ([`udp`]), and records with a byte
-//! conservation check ([`records`]). [`PacketSim`] runs it all.
+//! ([`pfabric`]), RCP ([`rcp`]), TIMELY ([`timely`]), UDP at a constant bit rate ([`udp`]), and
+//! records with a byte conservation check ([`records`]). [`PacketSim`] runs it all.
 //!
 //! Four extension points let later systems plug in without editing the engine:
 //! [`CongestionControl`] (sender), [`Qdisc`] (egress queue), [`PortAgent`] (egress header
@@ -34,6 +34,7 @@ pub mod sack;
 pub mod sched;
 pub mod sim;
 pub mod tcp;
+pub mod timely;
 pub mod udp;
 
 #[cfg(test)]
@@ -60,3 +61,4 @@ pub use records::{Conservation, FlowRecord, FlowSample, LinkRecord, PacketResult
 pub use red::{RedConfig, RedThreshold};
 pub use sched::Classifier;
 pub use sim::PacketSim;
+pub use timely::{Timely, TimelyConfig};

@@ -449,6 +449,9 @@ impl PacketSim {
                         TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
                         TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
                         TransportKind::Rcp => CcImpl::Rcp(Rcp::new(mss)),
+                        TransportKind::Timely => {
+                            CcImpl::Timely(super::timely::Timely::new(&cfg.timely, &ctx))
+                        }
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }

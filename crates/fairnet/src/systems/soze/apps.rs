@@ -5,9 +5,13 @@
 //! The testbed's effective rate is not given, so absolute times are not comparable; the ratio
 //! of the policy's job completion time to fair sharing's is (the figures' point), and each case
 //! also reports its times rescaled so that fair sharing takes as long as in the paper.
+//!
+//! Fig. 7 (straggler mitigation) needs a policy that watches progress, so it runs on the packet
+//! engine with Söze senders ([`fig7_straggler`]).
 
-use super::policy::JobSumPreserving;
+use super::policy::{run_mitigating_stragglers, JobSumPreserving, StragglerMitigation};
 use crate::engine::flow::{run, run_with, FlowSimConfig, FluidFlow};
+use crate::engine::packet::{PacketConfig, PacketSim, QdelaySignal, TransportKind};
 use crate::engine::Progress;
 use crate::error::Result;
 use crate::ids::NodeId;
@@ -202,6 +206,86 @@ pub fn fig6_with_policy() -> Result<f64> {
         .map_or(f64::NAN, |t| t.as_secs_f64()))
 }
 
+/// One run of Fig. 7's coflow: when its two flows ended, and the straggler's weight history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StragglerRun {
+    /// f1's completion time, seconds.
+    pub f1_s: f64,
+    /// f2's completion time, seconds (the coflow's, as f2 is the larger).
+    pub f2_s: f64,
+    /// f2's largest weight.
+    pub f2_max_weight: f64,
+    /// Weight changes `(time s, flow, weight)`.
+    pub weights: Vec<(f64, u32, f64)>,
+    /// Mean throughput (bit/s, payload) of the background flows that share f2's bottleneck,
+    /// over the coflow's lifetime.
+    pub background_bps: f64,
+}
+
+/// §5.1.2, Fig. 7: "two flows inside one coflow, where flow f2 is twice as large as flow f1";
+/// f2 shares its bottleneck "fairly ... with background flows". Ours (the paper gives neither
+/// sizes nor the background's): one 100 Gb/s switch (Söze §5's links), f1 (`f1_bytes`) into
+/// host 1 beside three long background flows, f2 (twice as large) into host 6 beside three
+/// others, so fair sharing gives both 25 Gb/s and f2 ends at twice f1's time. With
+/// `mitigate`, [`StragglerMitigation`] (weights capped at 8, 5% slack) checks progress every
+/// `every` and raises f2's weight until it keeps pace with f1 (weight 3: 50 Gb/s). Söze senders
+/// as in the packet tests (§4 parameters, 10 µs filter, backlog signal; `β` = 5 Gb/s so the
+/// target range covers f2's raised share).
+pub fn fig7_straggler(f1_bytes: u64, mitigate: bool, every: Time) -> Result<StragglerRun> {
+    let topo = star(
+        10,
+        LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000)),
+    )?;
+    let long = Bytes(1 << 50);
+    let mut flows = vec![
+        FlowSpec::new(NodeId(0), NodeId(1), Bytes(f1_bytes), Time::ZERO),
+        FlowSpec::new(NodeId(5), NodeId(6), Bytes(2 * f1_bytes), Time::ZERO),
+    ];
+    for (src, dst) in [(2, 1), (3, 1), (4, 1), (7, 6), (8, 6), (9, 6)] {
+        flows.push(FlowSpec::new(NodeId(src), NodeId(dst), long, Time::ZERO));
+    }
+    let mut cfg = PacketConfig {
+        transport: TransportKind::Soze,
+        qdelay_lpf: Some(Time::from_us(10)),
+        qdelay_signal: QdelaySignal::Backlog,
+        ..PacketConfig::default()
+    };
+    cfg.soze.beta = Some(Rate::gbps(5));
+    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    let n = flows.len();
+    let mut coflow = vec![None; n];
+    coflow[0] = Some(0);
+    coflow[1] = Some(0);
+    let mut policy = StragglerMitigation::new(
+        coflow,
+        flows.iter().map(|f| f.size.0).collect(),
+        vec![1.0; n],
+        if mitigate { 8.0 } else { 1.0 },
+        0.05,
+    )?;
+    let until = Time::from_ms(100);
+    // Run until f2 ends (the background flows never do).
+    let (r, history) = run_mitigating_stragglers(&mut sim, &mut policy, every, until, |r| {
+        r.flows[1].end.is_some()
+    })?;
+    let secs = |i: usize| r.flows[i].end.map_or(f64::NAN, |e| e.as_secs_f64());
+    let bg: u64 = r.flows[5..8].iter().map(|f| f.delivered).sum();
+    Ok(StragglerRun {
+        f1_s: secs(0),
+        f2_s: secs(1),
+        f2_max_weight: history
+            .iter()
+            .filter(|h| h.1 == 1)
+            .map(|h| h.2)
+            .fold(1.0, f64::max),
+        weights: history
+            .iter()
+            .map(|&(t, f, w)| (t.as_secs_f64(), f, w))
+            .collect(),
+        background_bps: bg as f64 * 8.0 / 3.0 / r.now.as_secs_f64(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +319,39 @@ mod tests {
         );
         assert!((c.policy_s * to_paper - 50.0).abs() < 0.01);
         assert!((f3 * to_paper - 20.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn fig7_straggler_mitigation_lands_f2_with_f1() {
+        // Fair sharing: f1 (5 MB) and f2 (10 MB) both get 25 Gb/s, so f2 ends at about twice
+        // f1's time. Mitigated (progress checked every 100 µs): f2's weight rises to about 3
+        // (50 Gb/s against three unit-weight background flows) and f2 ends within 15% of f1;
+        // the coflow ends at least 35% sooner, f1 is not slowed, and the background flows beside
+        // f2 keep a positive share (Söze never starves them).
+        let every = Time::from_us(100);
+        let fair = fig7_straggler(5_000_000, false, every).unwrap();
+        let mit = fig7_straggler(5_000_000, true, every).unwrap();
+        println!(
+            "Fig. 7: fair f1 {:.3} ms, f2 {:.3} ms; mitigated f1 {:.3} ms, f2 {:.3} ms, \
+             f2's max weight {:.2}, background beside f2 {:.1} Gb/s each; weights {:?}",
+            fair.f1_s * 1e3,
+            fair.f2_s * 1e3,
+            mit.f1_s * 1e3,
+            mit.f2_s * 1e3,
+            mit.f2_max_weight,
+            mit.background_bps / 1e9,
+            mit.weights
+        );
+        assert!(fair.f2_s > 1.8 * fair.f1_s, "{fair:?}");
+        assert!(mit.f2_s < 1.15 * mit.f1_s, "{mit:?}");
+        assert!(mit.f2_s < 0.65 * fair.f2_s, "{mit:?} vs {fair:?}");
+        assert!(mit.f1_s < 1.05 * fair.f1_s);
+        assert!(mit.f2_max_weight > 2.0 && mit.f2_max_weight <= 8.0);
+        assert!(
+            mit.weights.iter().all(|w| w.1 == 1),
+            "only f2 is reweighted"
+        );
+        assert!(mit.background_bps > 5e9, "{}", mit.background_bps);
     }
 
     #[test]

@@ -11,9 +11,12 @@
 //! - [`multi_connection`]: the "Multi-Conn" comparison of §5.3.2 / Fig. 18(c), a flow of weight
 //!   `w` replaced by `round(w)` unit-weight connections.
 //!
-//! - [`apps`]: §5.1's application cases (Figs. 6, 9, 10) on the flow-level engine.
-//! - [`policy`]: §5.1's weight policies (job-level sum-preserving reallocation over critical-path
-//!   weights), as [`crate::engine::flow::WeightPolicy`]s for the flow-level engine.
+//! - [`apps`]: §5.1's application cases (Figs. 6, 9, 10) on the flow-level engine, and Fig. 7
+//!   (straggler mitigation) on the packet engine.
+//! - [`policy`]: §5.1's weight policies: job-level sum-preserving reallocation over critical-path
+//!   weights (a [`crate::engine::flow::WeightPolicy`] for the flow-level engine), straggler
+//!   mitigation inside a coflow (§5.1.2, progress-driven, on the packet engine) and the
+//!   altruistic weight of §5.1.4.
 //!
 //! Where we differ from the paper and what we measured: `docs/systems/soze.md`.
 
