@@ -186,6 +186,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         r.end_time.as_secs_f64() * 1e3
     );
     println!("finished            {}", sd.len());
+    // Exactness check across code changes: any end time that moves by 1 ps changes the hash.
+    let hash = r.flows.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, f| {
+        let e = f.end.map_or(u64::MAX, |e| e.0);
+        (h ^ e).wrapping_mul(0x0100_0000_01b3)
+    });
+    println!("end-time hash       {hash:016x}");
     if !sd.is_empty() {
         println!("median slowdown     {:.3}", sd[sd.len() / 2]);
         println!("p99 slowdown        {:.3}", sd[sd.len() * 99 / 100]);
