@@ -242,6 +242,28 @@ struct Live {
     rate: f64,
     /// When `remaining_bits` was last settled.
     last: Time,
+    /// When the flow completes at its current rate, ps ([`NEVER`] at rate 0); its key in the
+    /// completion heap may be earlier (see `settle_top`).
+    done: u64,
+}
+
+/// `Live::done` of a flow that is not sending.
+const NEVER: u64 = u64::MAX;
+
+/// Re-keys stale tops of the lazy completion heap until its top is keyed at its true completion
+/// time (or the heap is empty): then the top is the next completion.
+fn settle_top(completions: &mut IndexedMinHeap, live: &[Live]) {
+    while let Some((p, slot)) = completions.peek() {
+        let done = live[slot].done;
+        if done == p as u64 {
+            break;
+        }
+        if done == NEVER {
+            completions.remove(slot);
+        } else {
+            completions.set(slot, done as f64);
+        }
+    }
 }
 
 /// Checks the input and routes the flows; errors name the flow (`flows[3]: ...`).
@@ -411,6 +433,10 @@ pub fn run_with(
     // slot, not flow index: slots are reused, so the heap's priority array stays as small as the
     // active set and its sifts stay in cache (keyed by flow, every sift step of a 1M-flow run
     // read a priority scattered over 8 MB).
+    //
+    // The heap is lazy for completions that move later: a key is only a lower bound of the
+    // flow's true completion (`Live::done`), fixed when it surfaces (`settle_top`); a rate change
+    // that delays a completion (about half of them) costs no sift.
     let mut completions = IndexedMinHeap::new(flows.len());
     for (i, f) in flows.iter().enumerate() {
         if f.deps.is_empty() {
@@ -436,6 +462,7 @@ pub fn run_with(
 
     loop {
         let next_other = queue.peek().map(|r| r.0 .0);
+        settle_top(&mut completions, &live);
         let next_done = completions.peek().map(|(p, _)| Time(p as u64));
         let t = match (next_other, next_done) {
             (None, None) => break,
@@ -462,6 +489,11 @@ pub fn run_with(
         while let Some((p, slot)) = completions.peek() {
             if p as u64 != t.0 {
                 break;
+            }
+            if live[slot].done != t.0 {
+                // A stale key: the flow was slowed down since it was keyed.
+                settle_top(&mut completions, &live);
+                continue;
             }
             completions.remove(slot);
             let flow = live[slot].flow as usize;
@@ -509,6 +541,7 @@ pub fn run_with(
                         remaining_bits: s.wire_bits,
                         rate: 0.0,
                         last: t,
+                        done: NEVER,
                     };
                     if live.len() <= slot as usize {
                         live.resize(slot as usize + 1, Live::default());
@@ -567,9 +600,17 @@ pub fn run_with(
             if s.rate > 0.0 {
                 let secs = s.remaining_bits.max(0.0) / s.rate;
                 let done = t.0 + ceil_u64(secs * Time::S as f64);
-                completions.set(slot as usize, done as f64);
+                s.done = done;
+                // Earlier than keyed (or not keyed): key now. Later: the key stays a lower
+                // bound, re-keyed when it surfaces.
+                if completions
+                    .priority(slot as usize)
+                    .is_none_or(|p| done < p as u64)
+                {
+                    completions.set(slot as usize, done as f64);
+                }
             } else {
-                completions.remove(slot as usize);
+                s.done = NEVER;
             }
         }
         if sample {
