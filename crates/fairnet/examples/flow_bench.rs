@@ -81,7 +81,7 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
     // bottleneck link changes (what a representation with rates implied by the bottleneck's
     // level must still rewrite), against the flow-link incidences a full solve reads.
     let (mut inputs, mut on_moved, mut rebottlenecked) = (0usize, 0usize, 0usize);
-    let incidences: usize = (1..active).map(|f| full.path(f).len()).sum();
+    let mut incidences = 0usize;
     let level_of =
         |s: &fairnet::alloc::Allocation, l: u32| s.link_level[l as usize].unwrap_or(f64::INFINITY);
     let limit_elsewhere = |s: &fairnet::alloc::Allocation, path: &[u32], l: u32| {
@@ -113,6 +113,7 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
             .filter(|&(i, &f)| moved(a.rates[f], b.rates[i]))
             .count();
         link_flows.fill(0);
+        incidences += keep.iter().map(|&f| full.path(f).len()).sum::<usize>();
         for (i, &f) in keep.iter().enumerate() {
             let path = full.path(f);
             for &l in path {
@@ -147,12 +148,13 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
     let t = TRIES as f64;
     println!(
         "  changed link inputs (flow, link) {:.0}, flows on moved links {:.0}, flows whose \
-         bottleneck changes {:.0}; a full solve reads {incidences} flow-link incidences ({:.1}x \
+         bottleneck changes {:.0}; a full solve reads {:.0} flow-link incidences ({:.1}x \
          the changed inputs)",
         inputs as f64 / t,
         on_moved as f64 / t,
         rebottlenecked as f64 / t,
-        incidences as f64 / (inputs as f64 / t)
+        incidences as f64 / t,
+        incidences as f64 / inputs as f64
     );
     Ok(())
 }

@@ -47,8 +47,9 @@
 //! the full solve (see [`IncrementalAllocator::update`]). Exactly how far a change must spread
 //! is a property of the solution, not of this algorithm: with 100k such flows one departure
 //! moves two thirds of the saturated levels and 37% of the rates by more than 1e-9 (oracle
-//! before and after, `flow_bench -- 100000 0 spread`), so no exact update can be much cheaper
-//! than a full solve there.
+//! before and after, `flow_bench -- 100000 0 spread`), and 140k of the (flow, link) inputs of the
+//! link computations change against 586k flow-link incidences a full solve reads, so no exact
+//! update can be even 20× cheaper than a full solve there.
 //!
 //! Tested against the oracle on random sequences of arrivals, departures and weight changes.
 
