@@ -75,6 +75,22 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
     let moved = |x: f64, y: f64| (x - y).abs() > 1e-9 * x.abs().max(y.abs());
     let saturated = a.link_level.iter().filter(|l| l.is_some()).count();
     let (mut levels, mut rates) = (0, 0);
+    // The floor of an exact update's work in the units of a full solve's: the (flow, link) inputs
+    // of link computations that change (a flow's limit from the rest of its path, at a link
+    // saturated before or after), the flows on links whose level moves, and the flows whose
+    // bottleneck link changes (what a representation with rates implied by the bottleneck's
+    // level must still rewrite), against the flow-link incidences a full solve reads.
+    let (mut inputs, mut on_moved, mut rebottlenecked) = (0usize, 0usize, 0usize);
+    let mut incidences = 0usize;
+    let level_of =
+        |s: &fairnet::alloc::Allocation, l: u32| s.link_level[l as usize].unwrap_or(f64::INFINITY);
+    let limit_elsewhere = |s: &fairnet::alloc::Allocation, path: &[u32], l: u32| {
+        path.iter()
+            .filter(|&&m| m != l)
+            .map(|&m| level_of(s, m))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut link_flows = vec![0usize; input.capacities.len()];
     for gone in 0..TRIES {
         let keep: Vec<usize> = (0..active).filter(|&f| f != gone).collect();
         let paths: Vec<Vec<u32>> = keep.iter().map(|&f| full.path(f).to_vec()).collect();
@@ -96,6 +112,31 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
             .enumerate()
             .filter(|&(i, &f)| moved(a.rates[f], b.rates[i]))
             .count();
+        link_flows.fill(0);
+        incidences += keep.iter().map(|&f| full.path(f).len()).sum::<usize>();
+        for (i, &f) in keep.iter().enumerate() {
+            let path = full.path(f);
+            for &l in path {
+                link_flows[l as usize] += 1;
+                let saturated =
+                    a.link_level[l as usize].is_some() || b.link_level[l as usize].is_some();
+                let (x, y) = (limit_elsewhere(&a, path, l), limit_elsewhere(&b, path, l));
+                if saturated && x != y && (x.is_infinite() || y.is_infinite() || moved(x, y)) {
+                    inputs += 1;
+                }
+            }
+            if a.bottleneck[f] != b.bottleneck[i] {
+                rebottlenecked += 1;
+            }
+        }
+        on_moved += (0..link_flows.len())
+            .filter(|&l| match (a.link_level[l], b.link_level[l]) {
+                (Some(x), Some(y)) => moved(x, y),
+                (None, None) => false,
+                _ => true,
+            })
+            .map(|l| link_flows[l])
+            .sum::<usize>();
     }
     println!(
         "{active} active flows, one departure (mean of {TRIES}): {:.0} of {saturated} saturated \
@@ -103,6 +144,17 @@ fn spread(active: usize) -> Result<(), Box<dyn Error>> {
         levels as f64 / TRIES as f64,
         rates as f64 / TRIES as f64,
         active - 1
+    );
+    let t = TRIES as f64;
+    println!(
+        "  changed link inputs (flow, link) {:.0}, flows on moved links {:.0}, flows whose \
+         bottleneck changes {:.0}; a full solve reads {:.0} flow-link incidences ({:.1}x \
+         the changed inputs)",
+        inputs as f64 / t,
+        on_moved as f64 / t,
+        rebottlenecked as f64 / t,
+        incidences as f64 / t,
+        incidences as f64 / inputs as f64
     );
     Ok(())
 }
@@ -186,6 +238,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         r.end_time.as_secs_f64() * 1e3
     );
     println!("finished            {}", sd.len());
+    // Exactness check across code changes: any end time that moves by 1 ps changes the hash.
+    let hash = r.flows.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, f| {
+        let e = f.end.map_or(u64::MAX, |e| e.0);
+        (h ^ e).wrapping_mul(0x0100_0000_01b3)
+    });
+    println!("end-time hash       {hash:016x}");
     if !sd.is_empty() {
         println!("median slowdown     {:.3}", sd[sd.len() / 2]);
         println!("p99 slowdown        {:.3}", sd[sd.len() * 99 / 100]);

@@ -5,11 +5,14 @@
 //! O(log n) sift instead of a push of a stale duplicate.
 
 /// Min-heap of keys `0..n` keyed by `f64` priorities; each key is present at most once.
+///
+/// Each heap slot holds its priority beside its key, so a sift compares without a lookup into
+/// the key-indexed arrays (the incremental allocator's worklist and the flow engine's
+/// completions sift on every event; the lookups were their cache misses).
 #[derive(Debug, Clone)]
 pub struct IndexedMinHeap {
-    heap: Vec<u32>,
+    heap: Vec<(f64, u32)>,
     pos: Vec<u32>,
-    prio: Vec<f64>,
 }
 
 const ABSENT: u32 = u32::MAX;
@@ -18,9 +21,8 @@ impl IndexedMinHeap {
     /// An empty heap for keys `0..n`.
     pub fn new(n: usize) -> Self {
         IndexedMinHeap {
-            heap: Vec::with_capacity(n),
+            heap: Vec::with_capacity(n.min(1 << 16)),
             pos: vec![ABSENT; n],
-            prio: vec![f64::INFINITY; n],
         }
     }
 
@@ -30,15 +32,16 @@ impl IndexedMinHeap {
     }
 
     /// The smallest (priority, key), if any.
+    #[inline]
     pub fn peek(&self) -> Option<(f64, usize)> {
-        self.heap
-            .first()
-            .map(|&k| (self.prio[k as usize], k as usize))
+        self.heap.first().map(|&(p, k)| (p, k as usize))
     }
 
     /// The priority of `key`, if present.
+    #[inline]
     pub fn priority(&self, key: usize) -> Option<f64> {
-        (self.pos[key] != ABSENT).then(|| self.prio[key])
+        let p = self.pos[key];
+        (p != ABSENT).then(|| self.heap[p as usize].0)
     }
 
     /// Removes and returns the smallest (priority, key).
@@ -50,17 +53,20 @@ impl IndexedMinHeap {
 
     /// Inserts `key` or changes its priority.
     pub fn set(&mut self, key: usize, prio: f64) {
-        let old = self.prio[key];
-        self.prio[key] = prio;
         let p = self.pos[key];
         if p == ABSENT {
             self.pos[key] = self.heap.len() as u32;
-            self.heap.push(key as u32);
+            self.heap.push((prio, key as u32));
             self.sift_up(self.heap.len() - 1);
-        } else if prio < old {
-            self.sift_up(p as usize);
         } else {
-            self.sift_down(p as usize);
+            let p = p as usize;
+            let old = self.heap[p].0;
+            self.heap[p].0 = prio;
+            if prio < old {
+                self.sift_up(p);
+            } else {
+                self.sift_down(p);
+            }
         }
     }
 
@@ -75,56 +81,53 @@ impl IndexedMinHeap {
         self.pos[key] = ABSENT;
         if p < self.heap.len() {
             self.heap[p] = last;
-            self.pos[last as usize] = p as u32;
+            self.pos[last.1 as usize] = p as u32;
             self.sift_up(p);
-            let p = self.pos[last as usize] as usize;
+            let p = self.pos[last.1 as usize] as usize;
             self.sift_down(p);
         }
     }
 
     fn sift_up(&mut self, mut i: usize) {
-        let k = self.heap[i];
-        let pk = self.prio[k as usize];
+        let item = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            let kp = self.heap[parent];
-            if self.prio[kp as usize] <= pk {
+            let up = self.heap[parent];
+            if up.0 <= item.0 {
                 break;
             }
-            self.heap[i] = kp;
-            self.pos[kp as usize] = i as u32;
+            self.heap[i] = up;
+            self.pos[up.1 as usize] = i as u32;
             i = parent;
         }
-        self.heap[i] = k;
-        self.pos[k as usize] = i as u32;
+        self.heap[i] = item;
+        self.pos[item.1 as usize] = i as u32;
     }
 
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
-        let k = self.heap[i];
-        let pk = self.prio[k as usize];
+        let item = self.heap[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.prio[self.heap[r] as usize] < self.prio[self.heap[l] as usize]
-            {
+            let c = if r < n && self.heap[r].0 < self.heap[l].0 {
                 r
             } else {
                 l
             };
-            let kc = self.heap[c];
-            if self.prio[kc as usize] >= pk {
+            let down = self.heap[c];
+            if down.0 >= item.0 {
                 break;
             }
-            self.heap[i] = kc;
-            self.pos[kc as usize] = i as u32;
+            self.heap[i] = down;
+            self.pos[down.1 as usize] = i as u32;
             i = c;
         }
-        self.heap[i] = k;
-        self.pos[k as usize] = i as u32;
+        self.heap[i] = item;
+        self.pos[item.1 as usize] = i as u32;
     }
 }
 

@@ -47,8 +47,9 @@
 //! the full solve (see [`IncrementalAllocator::update`]). Exactly how far a change must spread
 //! is a property of the solution, not of this algorithm: with 100k such flows one departure
 //! moves two thirds of the saturated levels and 37% of the rates by more than 1e-9 (oracle
-//! before and after, `flow_bench -- 100000 0 spread`), so no exact update can be much cheaper
-//! than a full solve there.
+//! before and after, `flow_bench -- 100000 0 spread`), and 140k of the (flow, link) inputs of the
+//! link computations change against 586k flow-link incidences a full solve reads, so no exact
+//! update can be even 20× cheaper than a full solve there.
 //!
 //! Tested against the oracle on random sequences of arrivals, departures and weight changes.
 
@@ -76,52 +77,19 @@ pub const SLACK_MARGIN: f64 = 1e-6;
 /// Handle of a flow inside an [`IncrementalAllocator`]; slots of removed flows are reused.
 pub type Slot = u32;
 
-/// Links kept inside the flow entry; longer paths go to the heap.
+/// Links kept inside the flow entry; longer paths go to the flow's cold entry.
 const INLINE_PATH: usize = 6;
 
-/// A flow's path, stored inline when it has at most [`INLINE_PATH`] links (every path of a
-/// fat-tree): the update walks the paths of the flows of every link that moves, and the pointer
-/// chase to a separately allocated path was its largest stall (perf, web-search run).
-#[derive(Debug, Clone)]
-enum PathLinks {
-    Inline(u8, [u32; INLINE_PATH]),
-    Heap(Box<[u32]>),
-}
-
-impl Default for PathLinks {
-    fn default() -> Self {
-        PathLinks::Inline(0, [0; INLINE_PATH])
-    }
-}
-
-impl From<&[u32]> for PathLinks {
-    fn from(p: &[u32]) -> Self {
-        if p.len() <= INLINE_PATH {
-            let mut a = [0; INLINE_PATH];
-            a[..p.len()].copy_from_slice(p);
-            PathLinks::Inline(p.len() as u8, a)
-        } else {
-            PathLinks::Heap(p.into())
-        }
-    }
-}
-
-impl std::ops::Deref for PathLinks {
-    type Target = [u32];
-    #[inline]
-    fn deref(&self) -> &[u32] {
-        match self {
-            PathLinks::Inline(n, a) => &a[..*n as usize],
-            PathLinks::Heap(b) => b,
-        }
-    }
-}
-
-/// Fields in order of use: what the update reads for every flow of a moving link first.
-#[derive(Debug, Clone, Default)]
-#[repr(C)]
+/// What the update reads for every flow of a moving link, in one aligned cache line: the walk
+/// visits about 900 flow entries per event of a web-search run and is bound by their misses; the
+/// previous 104-byte entry (path, levels, weight, demand, guarantee, rate, positions) straddled
+/// two lines and the prefetch fetched only the first.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 struct FlowEntry {
-    path: PathLinks,
+    /// The path when it has at most [`INLINE_PATH`] links (every fat-tree path), else unused
+    /// (the path is in [`FlowCold::long_path`]).
+    links: [u32; INLINE_PATH],
     /// The two smallest levels on the path and the link of the smallest, kept current whenever a
     /// level on the path moves: a link's computation needs each flow's smallest level *elsewhere*,
     /// and reading it here instead of rescanning the path cut 9% of the CPU time of a 50k-flow
@@ -129,55 +97,119 @@ struct FlowEntry {
     min_level: f64,
     second_level: f64,
     weight: f64,
-    min_link: u32,
-    active: bool,
     demand: f64,
+    min_link: u32,
+    len: u8,
+    active: bool,
+    /// Whether the flow has a guarantee (in [`FlowCold::guarantee`]); without one its limit
+    /// `max(g, ·)` is the identity, so the common flow never reads its cold entry.
+    has_guarantee: bool,
+}
+
+impl Default for FlowEntry {
+    fn default() -> Self {
+        FlowEntry {
+            links: [0; INLINE_PATH],
+            min_level: f64::INFINITY,
+            second_level: f64::INFINITY,
+            weight: 0.0,
+            demand: f64::INFINITY,
+            min_link: u32::MAX,
+            len: 0,
+            active: false,
+            has_guarantee: false,
+        }
+    }
+}
+
+/// What only arrivals, departures, guarantees and long paths need.
+#[derive(Debug, Clone, Default)]
+struct FlowCold {
     guarantee: f64,
-    rate: f64,
     /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
     pos: Box<[u32]>,
+    /// The path when longer than [`INLINE_PATH`].
+    long_path: Box<[u32]>,
 }
 
 impl FlowEntry {
-    /// Recomputes the two smallest path levels from `level`.
-    fn refresh_mins(&mut self, level: &[f64]) {
-        let (mut m1, mut a1, mut m2) = (f64::INFINITY, u32::MAX, f64::INFINITY);
-        for &l in self.path.iter() {
-            let v = level[l as usize];
-            if v < m1 {
-                m2 = m1;
-                m1 = v;
-                a1 = l;
-            } else if v < m2 {
-                m2 = v;
-            }
+    /// The flow's path; `cold` is this flow's cold entry, read only for a long path.
+    #[inline]
+    fn path<'a>(&'a self, cold: &'a FlowCold) -> &'a [u32] {
+        let n = self.len as usize;
+        if n <= INLINE_PATH {
+            &self.links[..n]
+        } else {
+            &cold.long_path
         }
-        (self.min_level, self.min_link, self.second_level) = (m1, a1, m2);
     }
 
-    /// Like [`Self::refresh_mins`], and returns the three smallest (level, link) on the path
-    /// (`(∞, u32::MAX)` past its end).
+    /// The flow's guarantee (0 without one).
     #[inline]
-    fn refresh_mins3(&mut self, level: &[f64]) -> [(f64, u32); 3] {
-        let mut m = [(f64::INFINITY, u32::MAX); 3];
-        for &l in self.path.iter() {
-            let v = level[l as usize];
-            if v < m[2].0 {
-                if v < m[1].0 {
-                    m[2] = m[1];
-                    if v < m[0].0 {
-                        m[1] = m[0];
-                        m[0] = (v, l);
-                    } else {
-                        m[1] = (v, l);
-                    }
+    fn guarantee(&self, cold: &FlowCold) -> f64 {
+        if self.has_guarantee {
+            cold.guarantee
+        } else {
+            0.0
+        }
+    }
+
+    /// The flow's limit at weighted level `t`: `max(g, min(d, w·t))`.
+    #[inline]
+    fn limit(&self, t: f64, cold: &FlowCold) -> f64 {
+        let x = (self.weight * t).min(self.demand);
+        if self.has_guarantee {
+            x.max(cold.guarantee)
+        } else {
+            x
+        }
+    }
+}
+
+/// The two smallest levels on `path` and the link of the smallest.
+#[inline]
+fn mins2(path: &[u32], level: &[f64]) -> (f64, u32, f64) {
+    let (mut m1, mut a1, mut m2) = (f64::INFINITY, u32::MAX, f64::INFINITY);
+    for &l in path {
+        let v = level[l as usize];
+        if v < m1 {
+            m2 = m1;
+            m1 = v;
+            a1 = l;
+        } else if v < m2 {
+            m2 = v;
+        }
+    }
+    (m1, a1, m2)
+}
+
+/// The three smallest (level, link) on `path` (`(∞, u32::MAX)` past its end).
+#[inline]
+fn mins3(path: &[u32], level: &[f64]) -> [(f64, u32); 3] {
+    let mut m = [(f64::INFINITY, u32::MAX); 3];
+    for &l in path {
+        let v = level[l as usize];
+        if v < m[2].0 {
+            if v < m[1].0 {
+                m[2] = m[1];
+                if v < m[0].0 {
+                    m[1] = m[0];
+                    m[0] = (v, l);
                 } else {
-                    m[2] = (v, l);
+                    m[1] = (v, l);
                 }
+            } else {
+                m[2] = (v, l);
             }
         }
-        (self.min_level, self.min_link, self.second_level) = (m[0].0, m[0].1, m[1].0);
-        m
+    }
+    m
+}
+
+impl FlowEntry {
+    #[inline]
+    fn set_mins(&mut self, (m1, a1, m2): (f64, u32, f64)) {
+        (self.min_level, self.min_link, self.second_level) = (m1, a1, m2);
     }
 
     /// The smallest level on the path other than on link `l`.
@@ -189,6 +221,17 @@ impl FlowEntry {
             self.min_level
         }
     }
+}
+
+/// A link's tracked slack beside the margin it is compared with: the walk reads both for every
+/// unsaturated link on the path of every flow it passes on a change to (separate slack and
+/// capacity arrays were two cache misses).
+#[derive(Debug, Clone, Copy)]
+struct Slack {
+    /// Capacity minus the sum of the link's flows' limits (`-∞`: unknown).
+    slack: f64,
+    /// `SLACK_MARGIN · capacity`.
+    margin: f64,
 }
 
 /// Counters of the work done, for benchmarks.
@@ -211,9 +254,13 @@ pub struct IncrementalAllocator {
     level: Vec<f64>,
     /// Per link: capacity minus the sum of its flows' limits, as of its last recomputation and
     /// moved since by the changes of those limits (`-∞`: unknown).
-    slack: Vec<f64>,
+    slack: Vec<Slack>,
     link_flows: Vec<Vec<Slot>>,
     flows: Vec<FlowEntry>,
+    /// Per slot: guarantee, positions in the link lists, long path.
+    cold: Vec<FlowCold>,
+    /// Per slot: the rate as of the last update.
+    rates: Vec<f64>,
     free: Vec<Slot>,
     /// Links to recompute, keyed by the lowest level at which their inputs changed.
     worklist: IndexedMinHeap,
@@ -236,11 +283,19 @@ impl IncrementalAllocator {
     pub fn new(capacities: Vec<f64>) -> Self {
         let n = capacities.len();
         IncrementalAllocator {
-            capacity: capacities,
             level: vec![f64::INFINITY; n],
-            slack: vec![f64::NEG_INFINITY; n],
+            slack: capacities
+                .iter()
+                .map(|&c| Slack {
+                    slack: f64::NEG_INFINITY,
+                    margin: SLACK_MARGIN * c,
+                })
+                .collect(),
+            capacity: capacities,
             link_flows: vec![Vec::new(); n],
             flows: Vec::new(),
+            cold: Vec::new(),
+            rates: Vec::new(),
             free: Vec::new(),
             worklist: IndexedMinHeap::new(n),
             touched_flows: Vec::new(),
@@ -258,6 +313,8 @@ impl IncrementalAllocator {
     pub fn add_flow(&mut self, path: &[u32], weight: f64, demand: f64, guarantee: f64) -> Slot {
         let slot = self.free.pop().unwrap_or_else(|| {
             self.flows.push(FlowEntry::default());
+            self.cold.push(FlowCold::default());
+            self.rates.push(0.0);
             self.touched.push(false);
             (self.flows.len() - 1) as Slot
         });
@@ -268,19 +325,30 @@ impl IncrementalAllocator {
             list.push(slot);
             self.enqueue(l);
         }
-        self.flows[slot as usize] = FlowEntry {
-            path: path.into(),
-            pos: pos.into(),
+        let mut links = [0; INLINE_PATH];
+        let long_path: Box<[u32]> = if path.len() <= INLINE_PATH {
+            links[..path.len()].copy_from_slice(path);
+            Box::default()
+        } else {
+            path.into()
+        };
+        let mut e = FlowEntry {
+            links,
             weight,
             demand,
-            guarantee,
-            rate: 0.0,
+            len: path.len().min(u8::MAX as usize) as u8,
             active: true,
-            min_level: f64::INFINITY,
-            min_link: u32::MAX,
-            second_level: f64::INFINITY,
+            has_guarantee: guarantee > 0.0,
+            ..FlowEntry::default()
         };
-        self.flows[slot as usize].refresh_mins(&self.level);
+        e.set_mins(mins2(path, &self.level));
+        self.flows[slot as usize] = e;
+        self.cold[slot as usize] = FlowCold {
+            guarantee,
+            pos: pos.into(),
+            long_path,
+        };
+        self.rates[slot as usize] = 0.0;
         self.touch_flow(slot);
         slot
     }
@@ -288,16 +356,21 @@ impl IncrementalAllocator {
     /// Removes a flow; its slot may be reused by a later [`add_flow`](Self::add_flow).
     pub fn remove_flow(&mut self, slot: Slot) {
         let entry = std::mem::take(&mut self.flows[slot as usize]);
+        let cold = std::mem::take(&mut self.cold[slot as usize]);
         assert!(entry.active, "flow slot {slot} is not active");
-        for (i, &l) in entry.path.iter().enumerate() {
+        for (i, &l) in entry.path(&cold).iter().enumerate() {
             let list = &mut self.link_flows[l as usize];
-            let at = entry.pos[i] as usize;
+            let at = cold.pos[i] as usize;
             list.swap_remove(at);
             if let Some(&moved) = list.get(at) {
                 // The flow that took its place records its new position on this link.
-                let m = &mut self.flows[moved as usize];
-                let k = m.path.iter().position(|&x| x == l).unwrap();
-                m.pos[k] = at as u32;
+                let mc = &mut self.cold[moved as usize];
+                let k = self.flows[moved as usize]
+                    .path(mc)
+                    .iter()
+                    .position(|&x| x == l)
+                    .unwrap();
+                mc.pos[k] = at as u32;
             }
             self.enqueue(l);
         }
@@ -317,8 +390,9 @@ impl IncrementalAllocator {
     }
 
     fn requeue_path(&mut self, slot: Slot) {
-        for i in 0..self.flows[slot as usize].path.len() {
-            let l = self.flows[slot as usize].path[i];
+        let s = slot as usize;
+        for i in 0..self.flows[s].path(&self.cold[s]).len() {
+            let l = self.flows[s].path(&self.cold[s])[i];
             self.enqueue(l);
         }
         self.touch_flow(slot);
@@ -348,7 +422,7 @@ impl IncrementalAllocator {
 
     /// Current rate of a flow, bits/s (as of the last [`update`](Self::update)).
     pub fn rate(&self, slot: Slot) -> f64 {
-        self.flows[slot as usize].rate
+        self.rates[slot as usize]
     }
 
     /// Number of active flows.
@@ -396,8 +470,8 @@ impl IncrementalAllocator {
             let lo = old.min(new);
             for i in 0..self.link_flows[l].len() {
                 let f = self.link_flows[l][i];
-                let level = &self.level;
-                let e = &mut self.flows[f as usize];
+                let fi = f as usize;
+                let e = &mut self.flows[fi];
                 // A flow limited elsewhere at or below `lo` keeps its rate and its limits on its
                 // other links (each is the min over a set that holds a level ≤ lo or is the
                 // link of that level, which `lo >= level_m` skips), so only its cache of the
@@ -407,18 +481,29 @@ impl IncrementalAllocator {
                     if old > e.second_level && new >= e.second_level {
                         continue;
                     }
-                    e.refresh_mins(level);
+                    // l's level is the second smallest now (the second is the smallest over
+                    // a set holding l, so `old ≥ second`; above the smallest, which is not
+                    // l's, so the smallest and its link stay): no path scan. Only a rise of
+                    // l from the second place needs the scan, for the third smallest.
+                    if new < e.second_level && new > e.min_level {
+                        e.second_level = new;
+                        continue;
+                    }
+                    let m = mins2(e.path(&self.cold[fi]), &self.level);
+                    e.set_mins(m);
                     continue;
                 }
                 // The three smallest levels on the path give the cache's two, and for every other
                 // link m the flow's limit from the links other than m and l, in one pass.
-                let mins = e.refresh_mins3(level);
+                let mins = mins3(e.path(&self.cold[fi]), &self.level);
+                e.set_mins((mins[0].0, mins[0].1, mins[1].0));
                 if lo < e.min_level_except(l) {
                     self.touch_flow(f);
                 }
-                let e = &self.flows[f as usize];
-                for j in 0..e.path.len() {
-                    let m = e.path[j] as usize;
+                let e = &self.flows[fi];
+                let cold = &self.cold[fi];
+                for &m in e.path(cold) {
+                    let m = m as usize;
                     let level_m = self.level[m];
                     if m == l || lo >= level_m {
                         continue;
@@ -435,18 +520,18 @@ impl IncrementalAllocator {
                         // m is unsaturated: its level stays infinite while the flows' limits
                         // still fit, so track its slack instead of recomputing it (measured: 87%
                         // of link recomputations on web-search runs were such links).
-                        let limit = |t: f64| (e.weight * t).min(e.demand).max(e.guarantee);
+                        let limit = |t: f64| e.limit(t, cold);
                         let (x_old, x_new) = (limit(rest.min(old)), limit(rest.min(new)));
                         if x_old == x_new {
                             continue;
                         }
-                        let slack = &mut self.slack[m];
+                        let s = &mut self.slack[m];
                         if x_old.is_finite() && x_new.is_finite() {
-                            *slack -= x_new - x_old;
+                            s.slack -= x_new - x_old;
                         } else {
-                            *slack = f64::NEG_INFINITY;
+                            s.slack = f64::NEG_INFINITY;
                         }
-                        if *slack > SLACK_MARGIN * self.capacity[m] {
+                        if s.slack > s.margin {
                             continue;
                         }
                     }
@@ -474,10 +559,11 @@ impl IncrementalAllocator {
                 continue;
             }
             // The cache of the smallest path level is current for every flow.
-            let rate = (e.weight * e.min_level).clamp(e.guarantee, e.demand);
+            let g = e.guarantee(&self.cold[f as usize]);
+            let rate = (e.weight * e.min_level).clamp(g, e.demand);
             // A new flow has rate 0 until now, so it is always reported.
-            if rate != e.rate {
-                self.flows[f as usize].rate = rate;
+            if rate != self.rates[f as usize] {
+                self.rates[f as usize] = rate;
                 self.changed.push(f);
             }
         }
@@ -497,14 +583,13 @@ impl IncrementalAllocator {
             if let Some(&ahead) = flows.get(i + PREFETCH_AHEAD) {
                 prefetch(&self.flows[ahead as usize]);
             }
-            let e = &self.flows[f as usize];
-            let t_else = e.min_level_except(l);
-            let x = (e.weight * t_else).min(e.demand).max(e.guarantee);
+            let (e, cold) = (&self.flows[f as usize], &self.cold[f as usize]);
+            let x = e.limit(e.min_level_except(l), cold);
             limit_sum += x;
-            guarantees |= e.guarantee > 0.0;
-            items.push((e.weight, e.guarantee, x));
+            guarantees |= e.has_guarantee;
+            items.push((e.weight, e.guarantee(cold), x));
         }
-        self.slack[l] = cap - limit_sum;
+        self.slack[l].slack = cap - limit_sum;
         if limit_sum <= cap {
             return f64::INFINITY;
         }
@@ -522,13 +607,13 @@ impl IncrementalAllocator {
         let mut paths = Vec::new();
         let mut slots = Vec::new();
         let (mut w, mut d, mut g) = (Vec::new(), Vec::new(), Vec::new());
-        for (s, e) in self.flows.iter().enumerate() {
+        for (s, (e, cold)) in self.flows.iter().zip(&self.cold).enumerate() {
             if e.active {
                 slots.push(s as Slot);
-                paths.push(e.path.to_vec());
+                paths.push(e.path(cold).to_vec());
                 w.push(e.weight);
                 d.push(e.demand);
-                g.push(e.guarantee);
+                g.push(e.guarantee(cold));
             }
         }
         let mut input = ProblemInput::from_paths(self.capacity.clone(), &paths);
@@ -540,11 +625,15 @@ impl IncrementalAllocator {
         for (l, level) in self.level.iter_mut().enumerate() {
             *level = solution.link_level[l].unwrap_or(f64::INFINITY);
         }
-        for e in self.flows.iter_mut().filter(|e| e.active) {
-            e.refresh_mins(&self.level);
+        for (e, cold) in self.flows.iter_mut().zip(&self.cold) {
+            if e.active {
+                e.set_mins(mins2(e.path(cold), &self.level));
+            }
         }
         while self.worklist.pop().is_some() {}
-        self.slack.fill(f64::NEG_INFINITY);
+        for s in &mut self.slack {
+            s.slack = f64::NEG_INFINITY;
+        }
         for s in slots {
             if !self.touched[s as usize] {
                 self.touched[s as usize] = true;
