@@ -3,9 +3,9 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int | rcp (HPCC needs "int", RCP "rcp")
+//! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -30,6 +30,7 @@ use super::qdisc::QdiscConfig;
 use super::rcp::RcpConfig;
 use crate::error::{Error, Result};
 use crate::systems::soze::SozeConfig;
+use crate::systems::sperc::packet::SPercPacketConfig;
 use crate::topo::routing::PathSelector;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -74,6 +75,89 @@ pub enum TransportKind {
     /// RCP's sender ([`super::rcp::Rcp`]): paces at the rate the routers stamp; needs
     /// `port_agent = "rcp"` ([`PacketConfig::rcp`]).
     Rcp,
+    /// s-PERC*'s sender ([`crate::systems::sperc::packet::SPercSender`]): one control packet
+    /// per flow in flight, paces at the rate it returns; needs `port_agent = "sperc"`
+    /// ([`PacketConfig::sperc`], [`PacketConfig::control`]).
+    Sperc,
+}
+
+/// Control packets ([`super::pkt::PacketKind::Control`]): their size, and how every port
+/// carries them. Only transports that send control packets (`sperc`) are affected.
+///
+/// Every port holds control packets in a FIFO of their own, served with strict priority over
+/// the port's queueing discipline (data and ACKs), and rate-limited to `rate` × line rate by
+/// a token bucket of `burst` bytes (s-PERC §7.1: "control packets are prioritized at every
+/// link, but rate-limited to a fraction (2%-5%) of the link capacity").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ControlConfig {
+    /// Wire size of a control packet (default 64 B, s-PERC Table 6).
+    pub size: Bytes,
+    /// Fraction of each port's line rate control packets may use, in (0, 1] (default 0.02:
+    /// s-PERC Table 6's "ctrl rate=2% (FCT)"; 1 = no limit).
+    pub rate: f64,
+    /// Token-bucket depth of the rate limiter (default 1 KB = 16 control packets of 64 B).
+    pub burst: Bytes,
+    /// Bytes of control packets a port may hold; more are dropped (default 16 KB).
+    pub buffer: Bytes,
+}
+
+impl Default for ControlConfig {
+    fn default() -> ControlConfig {
+        ControlConfig {
+            size: Bytes(64),
+            rate: 0.02,
+            burst: Bytes(1024),
+            buffer: Bytes(16 * 1024),
+        }
+    }
+}
+
+impl ControlConfig {
+    /// The share of each link reserved for control packets: `rate`, or 0 when `rate = 1`
+    /// (no limit, nothing set aside).
+    pub fn reserved(&self) -> f64 {
+        if self.rate >= 1.0 {
+            0.0
+        } else {
+            self.rate
+        }
+    }
+
+    /// Checks value ranges; `at` is the table's path (`packet config.control`).
+    pub fn validate(&self, at: &str) -> Result<()> {
+        if self.size.0 == 0 || self.size.0 > u32::MAX as u64 / 2 {
+            return Err(Error::invalid(
+                format!("{at}.size"),
+                format!("must be between 1B and 2GB, got {}", self.size),
+            ));
+        }
+        if !(self.rate > 0.0 && self.rate <= 1.0) {
+            return Err(Error::invalid(
+                format!("{at}.rate"),
+                format!("must be in (0, 1], got {}", self.rate),
+            ));
+        }
+        if self.burst < self.size {
+            return Err(Error::invalid(
+                format!("{at}.burst"),
+                format!(
+                    "{} is smaller than one control packet ({})",
+                    self.burst, self.size
+                ),
+            ));
+        }
+        if self.buffer < self.size {
+            return Err(Error::invalid(
+                format!("{at}.buffer"),
+                format!(
+                    "{} is smaller than one control packet ({})",
+                    self.buffer, self.size
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -200,6 +284,11 @@ pub struct TcpConfig {
     /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
     /// cubic, soze, hpcc, delay_aimd, dcqcn); UDP ignores it.
     pub sack: bool,
+    /// Pacing credit of paced senders: a packet that leaves later than its release time (its
+    /// host's NIC was busy with another flow's packet) lets the next one go up to this many
+    /// bytes' worth of time sooner, so a flow sharing its NIC still averages its pacing rate.
+    /// Default 0 B: none (the next release is one packet time after the actual departure).
+    pub pacing_burst: Bytes,
 }
 
 impl Default for TcpConfig {
@@ -213,6 +302,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(100),
             sack: true,
+            pacing_burst: Bytes(0),
         }
     }
 }
@@ -260,6 +350,10 @@ pub struct PacketConfig {
     pub pfabric: PfabricConfig,
     /// RCP's router parameters (used with `port_agent = "rcp"`).
     pub rcp: RcpConfig,
+    /// Control packets: size, priority queue, rate limit (used by `transport = "sperc"`).
+    pub control: ControlConfig,
+    /// s-PERC*'s parameters (used with `transport = "sperc"` and `port_agent = "sperc"`).
+    pub sperc: SPercPacketConfig,
 }
 
 impl Default for PacketConfig {
@@ -283,6 +377,8 @@ impl Default for PacketConfig {
             record: None,
             pfabric: PfabricConfig::default(),
             rcp: RcpConfig::default(),
+            control: ControlConfig::default(),
+            sperc: SPercPacketConfig::default(),
         }
     }
 }
@@ -390,6 +486,25 @@ impl PacketConfig {
         self.dcqcn.validate(&at("dcqcn"))?;
         self.pfabric.validate(&at("pfabric"))?;
         self.rcp.validate(&at("rcp"))?;
+        self.control.validate(&at("control"))?;
+        self.sperc.validate(&at("sperc"))?;
+        if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
+            ));
+        }
+        if self.port_agent == PortAgentConfig::Sperc
+            && self.sperc.headroom + self.control.reserved() >= 1.0
+        {
+            return Err(Error::invalid(
+                at("sperc.headroom"),
+                format!(
+                    "headroom {} plus control.rate {} leave no capacity",
+                    self.sperc.headroom, self.control.rate
+                ),
+            ));
+        }
         if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -472,7 +587,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`, `rcp`"
+             `pfabric`, `rcp`, `sperc`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -68,6 +68,8 @@
 
 pub mod algorithms;
 pub mod division;
+pub mod fig7;
+pub mod packet;
 
 pub use algorithms::{
     AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,
