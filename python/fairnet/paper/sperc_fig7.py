@@ -93,7 +93,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.2))
-    for ax, (key, label) in zip(axes, METRICS):
+    for ax, (key, label) in zip(axes, METRICS, strict=True):
         for r in rows:
             cap = r["epoch_rtts"]
             x = np.sort([cap if v is None else v for v in r[key]])
