@@ -39,8 +39,8 @@ fn soze_app_cases<'py>(
 
 /// s-PERC §8.2.1, Fig. 7 on the packet engine (`fairnet::systems::sperc::fig7`): one scheme
 /// (`"sperc"` or `"rcp"`) at scale `"smoke"` or `"full"`, with optional overrides. Returns the
-/// RTT (µs), flows, events, and per change the convergence times in RTTs (None: not within
-/// the epoch). Runs without the GIL, so two schemes can run on two threads.
+/// RTT (µs), flows, events, drops (data/ACK and control) and timeouts, and per change the
+/// convergence times in RTTs (None: not within the epoch). Runs without the GIL, so two schemes can run on two threads.
 #[pyfunction]
 #[pyo3(signature = (scheme, scale, seed, changes=None, flows_per_server=None, epoch_rtts=None))]
 fn sperc_fig7<'py>(
@@ -92,6 +92,9 @@ fn sperc_fig7<'py>(
     d.set_item("final_within_10", r.final_within_10)?;
     d.set_item("epoch_rtts", spec.epoch_rtts)?;
     d.set_item("events", r.events)?;
+    d.set_item("drops", r.drops)?;
+    d.set_item("ctrl_drops", r.ctrl_drops)?;
+    d.set_item("timeouts", r.timeouts)?;
     Ok(d)
 }
 

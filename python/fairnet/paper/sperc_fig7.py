@@ -64,6 +64,9 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             "not_converged_95_20": sum(t is None for t in r["t95_20"]),
             "not_converged_99_10": sum(t is None for t in r["t99_10"]),
             "epoch_rtts": cap,
+            "drops": r["drops"],
+            "ctrl_drops": r["ctrl_drops"],
+            "timeouts": r["timeouts"],
             "paper_median_95_20": paper[0],
             "paper_median_99_10": paper[1],
         }

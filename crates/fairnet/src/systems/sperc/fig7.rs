@@ -151,6 +151,12 @@ pub struct Fig7Run {
     pub final_within_10: Vec<f64>,
     /// Packet-engine events handled.
     pub events: u64,
+    /// Data and ACK packets dropped by the queues (all links, whole run).
+    pub drops: u64,
+    /// Control packets dropped (control FIFOs full).
+    pub ctrl_drops: u64,
+    /// Retransmission timeouts (all flows).
+    pub timeouts: u64,
 }
 
 /// The flows of a run: the initial set, then per change the flows stopped and the new ones.
@@ -318,6 +324,9 @@ pub fn run(spec: &Fig7Spec, scheme: Scheme) -> Result<Fig7Run> {
         t99_10: Vec::new(),
         final_within_10: Vec::new(),
         events: 0,
+        drops: 0,
+        ctrl_drops: 0,
+        timeouts: 0,
     };
     sim.run_until(epoch)?;
     let mut rates = Vec::new();
@@ -353,7 +362,11 @@ pub fn run(spec: &Fig7Spec, scheme: Scheme) -> Result<Fig7Run> {
         out.t95_20.push(settle(&ok95, spec.stable_rtts as usize));
         out.t99_10.push(settle(&ok99, spec.stable_rtts as usize));
     }
-    out.events = sim.records().events;
+    let rec = sim.records();
+    out.events = rec.events;
+    out.ctrl_drops = rec.links.iter().map(|l| l.ctrl_drops).sum();
+    out.drops = rec.links.iter().map(|l| l.drops).sum::<u64>() - out.ctrl_drops;
+    out.timeouts = rec.flows.iter().map(|f| f.timeouts).sum();
     sim.check_invariants()?;
     Ok(out)
 }
