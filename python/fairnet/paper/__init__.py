@@ -22,6 +22,7 @@ from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
 from fairnet.paper.sperc_fct import ENTRIES as SPERC_FCT
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
 from fairnet.paper.sperc_fig6 import ENTRY as SPERC_FIG6
+from fairnet.paper.sperc_fig7 import ENTRY as SPERC_FIG7
 
 #: Every reproduction, by name.
 REGISTRY: dict[str, Entry] = {
@@ -38,6 +39,7 @@ REGISTRY: dict[str, Entry] = {
         SOZE_FIG19,
         SPERC_FIG2,
         SPERC_FIG6,
+        SPERC_FIG7,
         *SPERC_FCT,
     )
 }

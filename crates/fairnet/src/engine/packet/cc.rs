@@ -6,7 +6,7 @@
 //! `cwnd()` (plus the fast-recovery inflation of RFC 6582), and no sooner than one packet time
 //! at `pacing_rate()` after its previous packet.
 
-use super::pkt::{IntHop, Packet};
+use super::pkt::{CtrlArea, IntHop, Packet};
 use crate::units::{Bytes, Rate, Time};
 
 /// What a congestion control may know about its flow when it is built (the engine computes it
@@ -77,8 +77,31 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, now: Time, in_flight: u64);
     /// The flow's weight changed at run time.
     fn on_weight(&mut self, _weight: f64) {}
-    /// A control packet for this flow arrived at the sender.
-    fn on_control(&mut self, _pkt: &Packet, _now: Time) {}
+    /// When the sender wants to send its next control packet (`None`: none now). The engine
+    /// asks after every event of the flow (start, ACK, control packet, control timer) and
+    /// calls [`CongestionControl::make_control`] at that time. Default: never.
+    fn control_at(&self) -> Option<Time> {
+        None
+    }
+    /// Writes the control packet to send now into `area` (the engine makes a packet of
+    /// `control.size` bytes, kind [`super::pkt::PacketKind::Control`], on the flow's data path);
+    /// returns false to send nothing.
+    fn make_control(&mut self, _now: Time, _area: &mut CtrlArea) -> bool {
+        false
+    }
+    /// The flow ended (all data acknowledged, or stopped with
+    /// [`super::PacketSim::stop_flow`]): writes a last control packet (a FIN) into `area`;
+    /// returns false to send none. Default: none.
+    fn make_fin(&mut self, _now: Time, _area: &mut CtrlArea) -> bool {
+        false
+    }
+    /// One of this flow's control packets came back to the sender (the receiver reflected it).
+    fn on_control(&mut self, _pkt: &Packet, _area: &CtrlArea, _now: Time) {}
+    /// Whether data may be sent now (an explicit-rate scheme says false until it knows its
+    /// first rate). Default true.
+    fn may_send(&self) -> bool {
+        true
+    }
     /// Congestion window in bytes (`u64::MAX`: unlimited, e.g. a purely rate-based scheme).
     fn cwnd(&self) -> u64;
     /// Pacing rate, or `None` to send as fast as the window and the NIC allow.
@@ -113,6 +136,8 @@ pub enum CcImpl {
     Rcp(super::rcp::Rcp),
     /// [`super::timely::Timely`].
     Timely(super::timely::Timely),
+    /// [`crate::systems::sperc::packet::SPercSender`].
+    Sperc(crate::systems::sperc::packet::SPercSender),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -130,6 +155,7 @@ macro_rules! dispatch {
             CcImpl::Pfabric($c) => $e,
             CcImpl::Rcp($c) => $e,
             CcImpl::Timely($c) => $e,
+            CcImpl::Sperc($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };
@@ -149,8 +175,21 @@ impl CongestionControl for CcImpl {
     fn on_weight(&mut self, weight: f64) {
         dispatch!(self, c => c.on_weight(weight))
     }
-    fn on_control(&mut self, pkt: &Packet, now: Time) {
-        dispatch!(self, c => c.on_control(pkt, now))
+    fn control_at(&self) -> Option<Time> {
+        dispatch!(self, c => c.control_at())
+    }
+    fn make_control(&mut self, now: Time, area: &mut CtrlArea) -> bool {
+        dispatch!(self, c => c.make_control(now, area))
+    }
+    fn make_fin(&mut self, now: Time, area: &mut CtrlArea) -> bool {
+        dispatch!(self, c => c.make_fin(now, area))
+    }
+    fn on_control(&mut self, pkt: &Packet, area: &CtrlArea, now: Time) {
+        dispatch!(self, c => c.on_control(pkt, area, now))
+    }
+    #[inline]
+    fn may_send(&self) -> bool {
+        dispatch!(self, c => c.may_send())
     }
     #[inline]
     fn cwnd(&self) -> u64 {

@@ -3,9 +3,9 @@
 //! ```toml
 //! mtu = "1000B"            # payload bytes per packet
 //! header = "48B"
-//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int | rcp (HPCC needs "int", RCP "rcp")
+//! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -31,6 +31,7 @@ use super::rcp::RcpConfig;
 use super::timely::TimelyConfig;
 use crate::error::{Error, Result};
 use crate::systems::soze::SozeConfig;
+use crate::systems::sperc::packet::SPercPacketConfig;
 use crate::topo::routing::PathSelector;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -78,6 +79,89 @@ pub enum TransportKind {
     /// TIMELY's RTT-gradient rate control ([`super::timely::Timely`],
     /// [`PacketConfig::timely`]).
     Timely,
+    /// s-PERC*'s sender ([`crate::systems::sperc::packet::SPercSender`]): one control packet
+    /// per flow in flight, paces at the rate it returns; needs `port_agent = "sperc"`
+    /// ([`PacketConfig::sperc`], [`PacketConfig::control`]).
+    Sperc,
+}
+
+/// Control packets ([`super::pkt::PacketKind::Control`]): their size, and how every port
+/// carries them. Only transports that send control packets (`sperc`) are affected.
+///
+/// Every port holds control packets in a FIFO of their own, served with strict priority over
+/// the port's queueing discipline (data and ACKs), and rate-limited to `rate` × line rate by
+/// a token bucket of `burst` bytes (s-PERC §7.1: "control packets are prioritized at every
+/// link, but rate-limited to a fraction (2%-5%) of the link capacity").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ControlConfig {
+    /// Wire size of a control packet (default 64 B, s-PERC Table 6).
+    pub size: Bytes,
+    /// Fraction of each port's line rate control packets may use, in (0, 1] (default 0.02:
+    /// s-PERC Table 6's "ctrl rate=2% (FCT)"; 1 = no limit).
+    pub rate: f64,
+    /// Token-bucket depth of the rate limiter (default 1 KB = 16 control packets of 64 B).
+    pub burst: Bytes,
+    /// Bytes of control packets a port may hold; more are dropped (default 16 KB).
+    pub buffer: Bytes,
+}
+
+impl Default for ControlConfig {
+    fn default() -> ControlConfig {
+        ControlConfig {
+            size: Bytes(64),
+            rate: 0.02,
+            burst: Bytes(1024),
+            buffer: Bytes(16 * 1024),
+        }
+    }
+}
+
+impl ControlConfig {
+    /// The share of each link reserved for control packets: `rate`, or 0 when `rate = 1`
+    /// (no limit, nothing set aside).
+    pub fn reserved(&self) -> f64 {
+        if self.rate >= 1.0 {
+            0.0
+        } else {
+            self.rate
+        }
+    }
+
+    /// Checks value ranges; `at` is the table's path (`packet config.control`).
+    pub fn validate(&self, at: &str) -> Result<()> {
+        if self.size.0 == 0 || self.size.0 > u32::MAX as u64 / 2 {
+            return Err(Error::invalid(
+                format!("{at}.size"),
+                format!("must be between 1B and 2GB, got {}", self.size),
+            ));
+        }
+        if !(self.rate > 0.0 && self.rate <= 1.0) {
+            return Err(Error::invalid(
+                format!("{at}.rate"),
+                format!("must be in (0, 1], got {}", self.rate),
+            ));
+        }
+        if self.burst < self.size {
+            return Err(Error::invalid(
+                format!("{at}.burst"),
+                format!(
+                    "{} is smaller than one control packet ({})",
+                    self.burst, self.size
+                ),
+            ));
+        }
+        if self.buffer < self.size {
+            return Err(Error::invalid(
+                format!("{at}.buffer"),
+                format!(
+                    "{} is smaller than one control packet ({})",
+                    self.buffer, self.size
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// How packets choose among equal-cost paths ([`crate::topo::PathSelector`]).
@@ -204,6 +288,11 @@ pub struct TcpConfig {
     /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
     /// cubic, soze, hpcc, delay_aimd, dcqcn, timely); UDP ignores it.
     pub sack: bool,
+    /// Pacing credit of paced senders: a packet that leaves later than its release time (its
+    /// host's NIC was busy with another flow's packet) lets the next one go up to this many
+    /// bytes' worth of time sooner, so a flow sharing its NIC still averages its pacing rate.
+    /// Default 0 B: none (the next release is one packet time after the actual departure).
+    pub pacing_burst: Bytes,
 }
 
 impl Default for TcpConfig {
@@ -217,6 +306,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(100),
             sack: true,
+            pacing_burst: Bytes(0),
         }
     }
 }
@@ -266,6 +356,10 @@ pub struct PacketConfig {
     pub rcp: RcpConfig,
     /// TIMELY's parameters (used with `transport = "timely"`).
     pub timely: TimelyConfig,
+    /// Control packets: size, priority queue, rate limit (used by `transport = "sperc"`).
+    pub control: ControlConfig,
+    /// s-PERC*'s parameters (used with `transport = "sperc"` and `port_agent = "sperc"`).
+    pub sperc: SPercPacketConfig,
     /// A buffer shared by the egress ports of each switch, on top of each port's own limit
     /// (the link's `buffer`). Default none: ports have only their own buffers.
     pub shared_buffer: Option<SharedBufferConfig>,
@@ -316,6 +410,8 @@ impl Default for PacketConfig {
             rcp: RcpConfig::default(),
             shared_buffer: None,
             timely: TimelyConfig::default(),
+            control: ControlConfig::default(),
+            sperc: SPercPacketConfig::default(),
         }
     }
 }
@@ -444,6 +540,25 @@ impl PacketConfig {
             }
         }
         self.timely.validate(&at("timely"))?;
+        self.control.validate(&at("control"))?;
+        self.sperc.validate(&at("sperc"))?;
+        if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
+            ));
+        }
+        if self.port_agent == PortAgentConfig::Sperc
+            && self.sperc.headroom + self.control.reserved() >= 1.0
+        {
+            return Err(Error::invalid(
+                at("sperc.headroom"),
+                format!(
+                    "headroom {} plus control.rate {} leave no capacity",
+                    self.sperc.headroom, self.control.rate
+                ),
+            ));
+        }
         if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
             return Err(Error::invalid(
                 at("port_agent"),
@@ -526,7 +641,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`, `rcp`, `timely`"
+             `pfabric`, `rcp`, `timely`, `sperc`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

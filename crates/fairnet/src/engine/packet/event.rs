@@ -46,6 +46,9 @@ pub enum Event {
     DelAck(u32),
     /// Scheduled weight change number `0` ([`super::PacketSim::schedule_weight`]).
     Weight(u32),
+    /// Flow `0`'s sender may want to send a control packet (checked against the time its
+    /// congestion control asks for, as `Rto`).
+    Control(u32),
 }
 
 /// A heap entry: 24 bytes, the event packed into one word (see [`Entry::pack`]).
@@ -79,6 +82,7 @@ impl Entry {
             Event::Rto(f) => (4, f),
             Event::DelAck(f) => (5, f),
             Event::Weight(i) => (6, i),
+            Event::Control(f) => (7, f),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -93,7 +97,8 @@ impl Entry {
             3 => Event::HostWake(lo),
             4 => Event::Rto(lo),
             5 => Event::DelAck(lo),
-            _ => Event::Weight(lo),
+            6 => Event::Weight(lo),
+            _ => Event::Control(lo),
         }
     }
 }
@@ -529,6 +534,7 @@ mod tests {
             Event::Rto(123_456),
             Event::DelAck(7),
             Event::Weight(u32::MAX),
+            Event::Control(u32::MAX),
         ] {
             assert_eq!(Entry::unpack(Entry::pack(ev)), ev);
         }

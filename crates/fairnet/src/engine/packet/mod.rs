@@ -39,12 +39,14 @@ pub mod udp;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_control;
 
 pub use cc::CcContext;
 pub use cc::{AckInfo, CcImpl, CongestionControl};
 pub use config::{
-    PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode, SharedBufferConfig,
-    TcpConfig, TransportKind,
+    ControlConfig, PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
+    SharedBufferConfig, TcpConfig, TransportKind,
 };
 pub use cubic::Cubic;
 pub use dcqcn::{Dcqcn, DcqcnConfig};
@@ -53,7 +55,10 @@ pub use delay_aimd::{DelayAimd, DelayAimdConfig};
 pub use host::HostShim;
 pub use hpcc::{Hpcc, HpccConfig};
 pub use pfabric::{Pfabric, PfabricConfig, PfabricQueue};
-pub use pkt::{Ecn, IntHop, Packet, PacketKind, SackBlock, MAX_INT_HOPS, MAX_SACK_BLOCKS};
+pub use pkt::{
+    CtrlArea, CtrlHop, Ecn, IntHop, Packet, PacketKind, SackBlock, MAX_CTRL_HOPS, MAX_INT_HOPS,
+    MAX_SACK_BLOCKS,
+};
 pub use port::{IntStamp, PortAgent, PortAgentConfig, PortView};
 pub use qdisc::{EcnThreshold, Enqueued, Qdisc, QdiscConfig};
 pub use rcp::{Rcp, RcpAgent, RcpConfig};

@@ -27,6 +27,47 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 /// and right edges).
 pub type SackBlock = (u64, u64);
 
+/// Per-hop records a control packet can carry ([`CtrlArea`]); a fat-tree path has 6 egress
+/// hops (host NIC and five switch ports).
+pub const MAX_CTRL_HOPS: usize = 8;
+
+/// One per-hop record of a control packet, written by the [`super::port::PortAgent`] of the
+/// port it passed. The meaning of the fields is the scheme's: s-PERC stores its `b` in `rate`,
+/// `x` in `alloc`, the round number `t` in `round` and the bits `s`, `i` in `flags`
+/// ([`crate::systems::sperc::packet`]); an RCP-style scheme would use `rate` alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CtrlHop {
+    /// A rate the hop computed (bit/s).
+    pub rate: f64,
+    /// A rate the hop allocated (bit/s).
+    pub alloc: f64,
+    /// A round or epoch number of the hop.
+    pub round: u64,
+    /// Scheme-defined bits.
+    pub flags: u8,
+}
+
+/// The control header of a control packet, beside its per-hop records, in the pool's side
+/// table ([`PacketPool::ctrl`]). Written whole by the sender when the packet is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CtrlArea {
+    /// Index of the next hop record to process (agents advance it on the forward path).
+    pub next: u8,
+    /// Number of valid hop records.
+    pub len: u8,
+    /// The flow is leaving (s-PERC §7.1: "the end host tags the control packet with a FIN");
+    /// the receiver consumes a FIN packet instead of reflecting it.
+    pub fin: bool,
+    /// The packet is on its way back from the receiver (agents leave it alone).
+    pub reflected: bool,
+    /// A period the sender reports to the links (s-PERC*'s `Tx_ctrl`, §7.1).
+    pub period: Time,
+    /// The sender's sequence number of this control packet (echoed back by the receiver).
+    pub seq: u64,
+    /// The per-hop records.
+    pub hops: [CtrlHop; MAX_CTRL_HOPS],
+}
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PacketKind {
@@ -184,6 +225,8 @@ pub struct PacketPool {
     int: Vec<[IntHop; MAX_INT_HOPS]>,
     /// SACK blocks by slot; shorter than `pkts` until a SACK is first written.
     sack: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
+    /// Control areas by slot; shorter than `pkts` until a control packet is first made.
+    ctrl: Vec<CtrlArea>,
 }
 
 impl PacketPool {
@@ -282,6 +325,46 @@ impl PacketPool {
             self.sack[i][..n].copy_from_slice(&blocks[..n]);
         }
         self.pkts[i].sack_len = n as u8;
+    }
+
+    /// The control area of control packet `id` (see [`CtrlArea`]; only meaningful for a
+    /// packet of kind [`PacketKind::Control`] whose area was written with
+    /// [`PacketPool::set_ctrl`]).
+    #[inline]
+    pub fn ctrl(&self, id: PacketId) -> &CtrlArea {
+        const EMPTY: CtrlArea = CtrlArea {
+            next: 0,
+            len: 0,
+            fin: false,
+            reflected: false,
+            period: Time::ZERO,
+            seq: 0,
+            hops: [CtrlHop {
+                rate: 0.0,
+                alloc: 0.0,
+                round: 0,
+                flags: 0,
+            }; MAX_CTRL_HOPS],
+        };
+        self.ctrl.get(id.0 as usize).unwrap_or(&EMPTY)
+    }
+
+    /// The control area of packet `id`, mutably (the side table grows on first use, to the
+    /// pool's size at once, not per packet).
+    #[inline]
+    pub fn ctrl_mut(&mut self, id: PacketId) -> &mut CtrlArea {
+        let i = id.0 as usize;
+        if self.ctrl.len() <= i {
+            self.ctrl
+                .resize(self.pkts.len().max(i + 1), CtrlArea::default());
+        }
+        &mut self.ctrl[i]
+    }
+
+    /// Writes the whole control area of packet `id`.
+    #[inline]
+    pub fn set_ctrl(&mut self, id: PacketId, area: &CtrlArea) {
+        *self.ctrl_mut(id) = *area;
     }
 
     /// Packets alive now.

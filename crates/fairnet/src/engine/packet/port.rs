@@ -10,6 +10,7 @@ use super::qdisc::QdiscImpl;
 use crate::ids::{LinkId, NodeId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// What a [`PortAgent`] sees of its port when a packet leaves the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub enum AgentImpl {
     Int(IntStamp),
     /// [`super::rcp::RcpAgent`].
     Rcp(super::rcp::RcpAgent),
+    /// [`crate::systems::sperc::packet::SPercAgent`].
+    Sperc(crate::systems::sperc::packet::SPercAgent),
     /// Any other [`PortAgent`].
     Custom(Box<dyn PortAgent>),
 }
@@ -82,6 +85,7 @@ impl PortAgent for AgentImpl {
         match self {
             AgentImpl::Int(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Rcp(a) => a.on_dequeue(id, pool, port),
+            AgentImpl::Sperc(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
         }
     }
@@ -100,6 +104,9 @@ pub enum PortAgentConfig {
     Int,
     /// [`super::rcp::RcpAgent`] on every port (`[rcp]` parameters), host NICs included.
     Rcp,
+    /// [`crate::systems::sperc::packet::SPercAgent`] on every port (`[sperc]` parameters), host
+    /// NICs included: s-PERC*'s link algorithm on control packets.
+    Sperc,
 }
 
 /// A port's low-pass filter of queueing-delay samples (Söze §4: the Tofino `Lpf` extern in
@@ -149,12 +156,65 @@ impl QdelayLpf {
     }
 }
 
+/// A port's control-packet FIFO (engine-internal): strict priority over the qdisc, with a
+/// token-bucket rate limiter kept as a GCRA "theoretical arrival time" (`tat`): a packet of
+/// `w` bytes may start at `now` when `tat + w/r ≤ now + B/r` (the bucket of `B` bytes holds
+/// its tokens); sending moves `tat` to `max(tat, now) + w/r`. So over any interval `Δ` the
+/// port sends at most `B + r·Δ` control bytes.
+pub(crate) struct CtrlQueue {
+    pub q: VecDeque<u32>,
+    pub bytes: u64,
+    pub buffer: u64,
+    /// Picoseconds per byte at the limited rate `r`.
+    ps_per_byte: f64,
+    /// `B/r` in picoseconds.
+    tau: u64,
+    tat: u64,
+    /// Time of the pending limiter wake-up (`PortFree`), or 0.
+    pub wake_at: u64,
+}
+
+impl CtrlQueue {
+    /// A queue for a port of line rate `rate`.
+    pub fn new(cfg: &super::config::ControlConfig, rate: Rate) -> CtrlQueue {
+        let ps_per_byte = 8e12 / (rate.bps() * cfg.rate);
+        CtrlQueue {
+            q: VecDeque::new(),
+            bytes: 0,
+            buffer: cfg.buffer.0,
+            ps_per_byte,
+            tau: (cfg.burst.0 as f64 * ps_per_byte) as u64,
+            tat: 0,
+            wake_at: 0,
+        }
+    }
+
+    /// The earliest time a control packet of `wire` bytes may start (at or after `now`).
+    #[inline]
+    pub fn ready_at(&self, now: u64, wire: u32) -> u64 {
+        let inc = (wire as f64 * self.ps_per_byte) as u64;
+        now.max((self.tat + inc).saturating_sub(self.tau))
+    }
+
+    /// Takes tokens for a packet of `wire` bytes starting at `now`.
+    #[inline]
+    pub fn take(&mut self, now: u64, wire: u32) {
+        let inc = (wire as f64 * self.ps_per_byte) as u64;
+        self.tat = self.tat.max(now) + inc;
+    }
+}
+
 /// Per-link counters, kept by the port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PortStats {
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub data_tx_packets: u64,
+    /// Control packets and their bytes transmitted.
+    pub ctrl_tx_packets: u64,
+    pub ctrl_tx_bytes: u64,
+    /// Control packets dropped (control FIFO full); also counted in `drops`.
+    pub ctrl_drops: u64,
     pub drops: u64,
     pub drop_bytes: u64,
     pub marks: u64,
@@ -177,6 +237,8 @@ pub(crate) struct Port {
     pub host_nic: bool,
     pub qdisc: QdiscImpl,
     pub agent: Option<AgentImpl>,
+    /// Control packets, served first (strict priority), rate-limited.
+    pub ctrl: CtrlQueue,
     /// The serializer is busy until this time.
     pub busy_until: u64,
     /// A `PortFree` event is pending.

@@ -48,6 +48,12 @@ pub struct LinkRecord {
     pub drop_bytes: u64,
     /// Packets marked CE by the queue.
     pub marks: u64,
+    /// Wire bytes of control packets transmitted (also in `tx_bytes`).
+    #[serde(default)]
+    pub ctrl_tx_bytes: u64,
+    /// Control packets dropped because the port's control FIFO was full (also in `drops`).
+    #[serde(default)]
+    pub ctrl_drops: u64,
     /// Largest queue length seen, in bytes.
     pub max_queue_bytes: u64,
     /// Queue length now, in bytes.

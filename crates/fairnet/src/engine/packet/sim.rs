@@ -29,10 +29,11 @@ use super::host::{Host, HostShim};
 use super::hpcc::Hpcc;
 use super::pfabric::{rank_of, Pfabric};
 use super::pkt::{
-    Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
+    CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
 use super::port::{
-    AgentImpl, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView, QdelayLpf,
+    AgentImpl, CtrlQueue, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView,
+    QdelayLpf,
 };
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
 use super::rcp::{Rcp, RcpAgent};
@@ -45,6 +46,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::systems::soze::{self, Soze};
+use crate::systems::sperc::packet::{SPercAgent, SPercSender};
 use crate::topo::{PathSelector, Routing, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
@@ -77,6 +79,8 @@ struct FlowState {
     finished: bool,
     end: Option<Time>,
     rto_event_at: u64,
+    /// Time of the pending `Control` event (`u64::MAX`: none).
+    ctrl_event_at: u64,
     delack: DelAck,
     /// Wire bytes of this flow's data packets delivered to its receiver (for the samples).
     rx_wire: u64,
@@ -246,7 +250,13 @@ impl PacketSim {
                     PortAgentConfig::Rcp => {
                         Some(AgentImpl::Rcp(RcpAgent::new(&cfg.rcp, l.capacity)))
                     }
+                    PortAgentConfig::Sperc => Some(AgentImpl::Sperc(SPercAgent::new(
+                        &cfg.sperc,
+                        cfg.control.reserved(),
+                        l.capacity,
+                    )?)),
                 },
+                ctrl: CtrlQueue::new(&cfg.control, l.capacity),
                 busy_until: 0,
                 wake_pending: false,
                 stats: PortStats::default(),
@@ -289,6 +299,7 @@ impl PacketSim {
             initial_rto: cfg.tcp.initial_rto,
             max_rto: cfg.tcp.max_rto,
             sack: cfg.tcp.sack,
+            pacing_burst: cfg.tcp.pacing_burst.0,
         };
         if cfg.transport == TransportKind::Pfabric {
             // pFabric §4.3 / s-PERC Table 6: a fixed RTO, no backoff.
@@ -452,6 +463,9 @@ impl PacketSim {
                         TransportKind::Timely => {
                             CcImpl::Timely(super::timely::Timely::new(&cfg.timely, &ctx))
                         }
+                        TransportKind::Sperc => {
+                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start))
+                        }
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
                         }
@@ -483,6 +497,7 @@ impl PacketSim {
                 finished: false,
                 end: None,
                 rto_event_at: u64::MAX,
+                ctrl_event_at: u64::MAX,
                 delack: DelAck::default(),
                 rx_wire: 0,
                 rx_wire_sampled: 0,
@@ -810,7 +825,11 @@ impl PacketSim {
                 self.on_arrive(now, PacketId(id), link);
             }
             Event::PortFree(p) => {
-                self.ports[p as usize].wake_pending = false;
+                let port = &mut self.ports[p as usize];
+                port.wake_pending = false;
+                if port.ctrl.wake_at <= now {
+                    port.ctrl.wake_at = 0;
+                }
                 self.port_try_start(now, p);
                 let port = &self.ports[p as usize];
                 if port.host_nic && port.busy_until <= now {
@@ -826,6 +845,7 @@ impl PacketSim {
             }
             Event::FlowStart(f) => {
                 self.flows[f as usize].started = true;
+                self.sync_ctrl(f);
                 self.activate(now, f);
             }
             Event::Rto(f) => self.on_rto_event(now, f),
@@ -835,6 +855,7 @@ impl PacketSim {
                 self.set_weight(FlowId(f), w)
                     .expect("checked by schedule_weight");
             }
+            Event::Control(f) => self.on_control_event(now, f),
         }
     }
 
@@ -875,6 +896,8 @@ impl PacketSim {
                 .expect("n entries");
             let fl = &mut self.flows[f as usize];
             let mut state = match &fl.sender {
+                // A stopped flow (`stop_flow`) sends nothing more.
+                _ if fl.finished => SendState::Done,
                 Sender::Tcp(s) => s.state(Time(now)),
                 Sender::Udp(u) => u.state(Time(now)),
             };
@@ -986,6 +1009,20 @@ impl PacketSim {
     #[inline]
     fn enqueue(&mut self, now: u64, p: u32, id: PacketId) {
         let port = &mut self.ports[p as usize];
+        if self.pool.get(id).kind == PacketKind::Control {
+            // Control packets wait in the port's own FIFO, served first (see `CtrlQueue`).
+            let wire = self.pool.get(id).wire as u64;
+            if port.ctrl.bytes + wire > port.ctrl.buffer {
+                port.stats.ctrl_drops += 1;
+                drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
+                return;
+            }
+            self.pool.get_mut(id).at = Time(now);
+            port.ctrl.bytes += wire;
+            port.ctrl.q.push_back(id.0);
+            self.port_try_start(now, p);
+            return;
+        }
         let before = port.qdisc.bytes();
         let shared = match self.cfg.shared_buffer {
             Some(sb) if !port.host_nic => {
@@ -1049,20 +1086,45 @@ impl PacketSim {
         if port.busy_until > now {
             // Also when a stale `PortFree` (from an earlier busy period) fired early: a host
             // NIC must wake when the serializer frees, to pull the next data packet.
-            if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
+            if !port.wake_pending
+                && (port.host_nic || port.qdisc.packets() > 0 || !port.ctrl.q.is_empty())
+            {
                 port.wake_pending = true;
                 self.events.push(Time(port.busy_until), Event::PortFree(p));
             }
             return;
         }
-        let before = port.qdisc.bytes();
-        let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
-            return;
-        };
-        port.account_queue(now, before);
-        if !self.switch_mem.is_empty() && !port.host_nic {
-            self.switch_mem[port.node.idx()].used -= before - port.qdisc.bytes();
+        // Control packets first (strict priority), when the rate limiter allows.
+        let mut ctrl = None;
+        if let Some(&head) = port.ctrl.q.front() {
+            let wire = self.pool.get(PacketId(head)).wire;
+            let ready = port.ctrl.ready_at(now, wire);
+            if ready <= now {
+                port.ctrl.q.pop_front();
+                port.ctrl.bytes -= wire as u64;
+                port.ctrl.take(now, wire);
+                port.stats.ctrl_tx_packets += 1;
+                port.stats.ctrl_tx_bytes += wire as u64;
+                ctrl = Some(PacketId(head));
+            } else if port.ctrl.wake_at <= now || ready < port.ctrl.wake_at {
+                port.ctrl.wake_at = ready;
+                self.events.push(Time(ready), Event::PortFree(p));
+            }
         }
+        let id = match ctrl {
+            Some(id) => id,
+            None => {
+                let before = port.qdisc.bytes();
+                let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
+                    return;
+                };
+                port.account_queue(now, before);
+                if !self.switch_mem.is_empty() && !port.host_nic {
+                    self.switch_mem[port.node.idx()].used -= before - port.qdisc.bytes();
+                }
+                id
+            }
+        };
         let pkt = self.pool.get_mut(id);
         let mut qd = match self.cfg.qdelay_signal {
             QdelaySignal::Sojourn => now - pkt.at.0,
@@ -1109,7 +1171,9 @@ impl PacketSim {
             self.pool.get_mut(PacketId(port.wire_tail)).next = id.0;
         }
         port.wire_tail = id.0;
-        if !port.wake_pending && (port.host_nic || port.qdisc.packets() > 0) {
+        if !port.wake_pending
+            && (port.host_nic || port.qdisc.packets() > 0 || !port.ctrl.q.is_empty())
+        {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
         }
@@ -1150,6 +1214,7 @@ impl PacketSim {
                     if s.done() && !fl.finished {
                         fl.finished = true;
                         self.finished += 1;
+                        self.send_fin(now, f);
                     }
                 }
                 self.pool.release(id);
@@ -1158,13 +1223,7 @@ impl PacketSim {
                     self.activate(now, f);
                 }
             }
-            PacketKind::Control => {
-                self.pool.release(id);
-                if let Sender::Tcp(s) = &mut self.flows[f as usize].sender {
-                    s.cc.on_control(&pkt, Time(now));
-                }
-                self.activate(now, f);
-            }
+            PacketKind::Control => self.on_control_arrival(now, id, &pkt, node),
         }
     }
 
@@ -1344,6 +1403,9 @@ impl PacketSim {
     #[inline]
     fn sync_rto(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
+        if fl.finished {
+            return; // no more retransmissions (a stopped flow may still get ACKs)
+        }
         let Sender::Tcp(s) = &fl.sender else { return };
         let d = s.rto_deadline;
         if d != u64::MAX && (fl.rto_event_at == u64::MAX || d < fl.rto_event_at) {
@@ -1358,6 +1420,9 @@ impl PacketSim {
             return; // superseded by an earlier event
         }
         fl.rto_event_at = u64::MAX;
+        if fl.finished {
+            return; // stopped (`stop_flow`) or done: no more retransmissions
+        }
         let Sender::Tcp(s) = &mut fl.sender else {
             return;
         };
@@ -1383,6 +1448,154 @@ impl PacketSim {
             return None;
         }
         self.switch_mem.get(node.idx()).map(|m| m.peak)
+    }
+
+    /// Makes sure a `Control` event is pending no later than the time flow `f`'s congestion
+    /// control wants to send its next control packet.
+    #[inline]
+    fn sync_ctrl(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.finished || !fl.started {
+            return;
+        }
+        let Sender::Tcp(s) = &fl.sender else { return };
+        let Some(at) = s.cc.control_at() else { return };
+        let at = at.0.max(self.events.now().0);
+        if fl.ctrl_event_at == u64::MAX || at < fl.ctrl_event_at {
+            fl.ctrl_event_at = at;
+            self.events.push(Time(at), Event::Control(f));
+        }
+    }
+
+    fn on_control_event(&mut self, now: u64, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.ctrl_event_at != now {
+            return; // superseded by an earlier event
+        }
+        fl.ctrl_event_at = u64::MAX;
+        if fl.finished {
+            return;
+        }
+        let Sender::Tcp(s) = &mut fl.sender else {
+            return;
+        };
+        match s.cc.control_at() {
+            Some(t) if t.0 <= now => {
+                let mut area = CtrlArea::default();
+                if s.cc.make_control(Time(now), &mut area) {
+                    self.send_control(now, f, &area);
+                }
+            }
+            _ => {}
+        }
+        self.sync_ctrl(f);
+    }
+
+    /// Sends a control packet of flow `f` with control area `area` from its source, on the
+    /// flow's data path.
+    fn send_control(&mut self, now: u64, f: u32, area: &CtrlArea) {
+        let fl = &self.flows[f as usize];
+        self.spray_ctr += 1;
+        let pkt = Packet {
+            kind: PacketKind::Control,
+            flow: FlowId(f),
+            src: fl.spec.src,
+            dst: fl.spec.dst,
+            wire: self.cfg.control.size.0 as u32,
+            priority: 0,
+            ts: Time(now),
+            route: fl.route_data,
+            spray_key: self.spray_ctr,
+            ..Packet::default()
+        };
+        let src = fl.spec.src;
+        self.c.sent += pkt.wire as u64;
+        let id = self.pool.alloc(pkt);
+        self.pool.set_ctrl(id, area);
+        self.forward(now, id, src);
+    }
+
+    /// Flow `f` ended: lets its congestion control send a FIN control packet.
+    fn send_fin(&mut self, now: u64, f: u32) {
+        let Sender::Tcp(s) = &mut self.flows[f as usize].sender else {
+            return;
+        };
+        let mut area = CtrlArea::default();
+        if s.cc.make_fin(Time(now), &mut area) {
+            area.fin = true;
+            self.send_control(now, f, &area);
+        }
+    }
+
+    /// A control packet arrived at host `node`: the receiver reflects it back to the sender
+    /// (on the flow's ACK path, agents leave reflected packets alone) and consumes a FIN; the
+    /// sender hands a reflected one to its congestion control.
+    fn on_control_arrival(&mut self, now: u64, id: PacketId, pkt: &Packet, node: NodeId) {
+        let f = pkt.flow.0;
+        let area = self.pool.ctrl(id);
+        if !area.reflected {
+            if area.fin {
+                self.pool.release(id);
+                return;
+            }
+            let fl = &self.flows[f as usize];
+            self.pool.ctrl_mut(id).reflected = true;
+            self.spray_ctr += 1;
+            let p = self.pool.get_mut(id);
+            p.src = pkt.dst;
+            p.dst = pkt.src;
+            p.route = fl.route_ack;
+            p.hop = 0;
+            p.spray_key = self.spray_ctr;
+            self.c.sent += p.wire as u64;
+            self.forward(now, id, node);
+            return;
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Sender::Tcp(s) = &mut fl.sender {
+            if !fl.finished {
+                s.cc.on_control(pkt, self.pool.ctrl(id), Time(now));
+                s.repace();
+            }
+        }
+        self.pool.release(id);
+        self.sync_ctrl(f);
+        self.activate(now, f);
+    }
+
+    /// Stops flow `f` now, as if its application closed it: it sends no more data (packets in
+    /// flight still arrive), counts as finished with its end time now, and its congestion
+    /// control may send a FIN control packet (s-PERC §7.1). Used to replace flows (s-PERC
+    /// §8.2's Fig. 7). Stopping a finished or not yet started flow is an error.
+    pub fn stop_flow(&mut self, flow: FlowId) -> Result<()> {
+        let i = self.check_flow(flow)?;
+        let now = self.events.now().0;
+        let fl = &mut self.flows[i];
+        if fl.finished || !fl.started {
+            return Err(Error::invalid(
+                format!("{flow}"),
+                "only a started, unfinished flow can be stopped",
+            ));
+        }
+        fl.finished = true;
+        fl.end = Some(Time(now));
+        self.finished += 1;
+        self.send_fin(now, i as u32);
+        Ok(())
+    }
+
+    /// Wire bytes of `flow`'s data packets that reached its receiver so far (in order or
+    /// not, retransmissions included: what the throughput samples count).
+    pub fn received_wire(&self, flow: FlowId) -> Option<u64> {
+        Some(self.flows.get(flow.idx())?.rx_wire)
+    }
+
+    /// The current pacing rate of flow `f`'s congestion control (bit/s), if it paces.
+    pub fn pacing_rate(&self, flow: FlowId) -> Option<f64> {
+        match &self.flows.get(flow.idx())?.sender {
+            Sender::Tcp(s) => s.cc.pacing_rate().map(|r| r.bps()),
+            Sender::Udp(u) => Some(u.rate().bps()),
+        }
     }
 
     /// The records so far; errors if an invariant is violated (byte conservation, a queue
@@ -1498,6 +1711,8 @@ impl PacketSim {
                     drops: s.drops,
                     drop_bytes: s.drop_bytes,
                     marks: s.marks,
+                    ctrl_tx_bytes: s.ctrl_tx_bytes,
+                    ctrl_drops: s.ctrl_drops,
                     max_queue_bytes: s.max_queue_bytes,
                     queue_bytes: q,
                     queue_integral: s.queue_integral

@@ -46,6 +46,8 @@ pub struct TcpParams {
     pub max_rto: Time,
     /// SACK-based loss recovery (RFC 2018, RFC 6675) instead of NewReno (RFC 6582).
     pub sack: bool,
+    /// Pacing credit in bytes ([`super::config::TcpConfig::pacing_burst`]).
+    pub pacing_burst: u64,
 }
 
 /// Whether a sender can transmit now.
@@ -95,6 +97,8 @@ pub struct TcpSender {
     /// The current timeout with backoff.
     rto: u64,
     next_send_at: u64,
+    /// Time and wire bytes of the last segment sent (for [`TcpSender::repace`]).
+    last_sent: (u64, u64),
     /// When the retransmission timer expires (`u64::MAX`: not armed).
     pub(crate) rto_deadline: u64,
     /// Payload bytes sent more than once.
@@ -127,6 +131,7 @@ impl TcpSender {
             base_rto: rto,
             rto,
             next_send_at: 0,
+            last_sent: (0, 0),
             rto_deadline: u64::MAX,
             bytes_retransmitted: 0,
             timeouts: 0,
@@ -159,6 +164,18 @@ impl TcpSender {
         Time(self.rto)
     }
 
+    /// Recomputes the pacing release time after the congestion control's pacing rate changed
+    /// abruptly (an explicit-rate scheme learned a new rate): the next segment may go one
+    /// packet time at the *new* rate after the last one, not at the old rate.
+    pub fn repace(&mut self) {
+        if let Some(rate) = self.cc.pacing_rate() {
+            let (at, wire) = self.last_sent;
+            if wire > 0 {
+                self.next_send_at = at + rate.tx_time(Bytes(wire)).0;
+            }
+        }
+    }
+
     /// Whether the sender is in SACK-based loss recovery (RFC 6675 §5).
     #[inline]
     fn sack_recovery(&self) -> bool {
@@ -184,6 +201,9 @@ impl TcpSender {
 
     #[inline]
     fn window_allows(&self) -> bool {
+        if !self.cc.may_send() {
+            return false;
+        }
         if self.sack_recovery() {
             // RFC 6675 §5 step (C): send while cwnd − pipe ≥ 1 SMSS and NextSeg() has one.
             return self.sb.pipe + self.p.mss <= self.cc.cwnd() && self.sack_next().is_some();
@@ -270,7 +290,16 @@ impl TcpSender {
         };
         if let Some(rate) = self.cc.pacing_rate() {
             let wire = Bytes(seg.len as u64 + self.p.header);
-            self.next_send_at = now.0.max(self.next_send_at) + rate.tx_time(wire).0;
+            // A packet that left late (the NIC was busy) may take back up to `pacing_burst`
+            // bytes of the lost time (0: none, the release time restarts from now).
+            let credit = if self.p.pacing_burst > 0 {
+                rate.tx_time(Bytes(self.p.pacing_burst)).0
+            } else {
+                0
+            };
+            self.next_send_at =
+                now.0.saturating_sub(credit).max(self.next_send_at) + rate.tx_time(wire).0;
+            self.last_sent = (now.0, wire.0);
         }
         if self.rto_deadline == u64::MAX {
             self.rto_deadline = now.0 + self.rto;
@@ -549,6 +578,7 @@ mod tests {
             initial_rto: Time::from_ms(1),
             max_rto: Time::from_ms(100),
             sack: false,
+            pacing_burst: 0,
         }
     }
 

@@ -19,6 +19,10 @@
 //! routing matrices of Fig. 6 are [`crate::engine::rounds::random_matrix`]. SL \[46\], the fourth
 //! algorithm of Fig. 6, is not implemented.
 //!
+//! The same [`SPercStar`] code runs per port on the packet engine ([`packet`]: control packets,
+//! headroom, control-rate limit, `Tx_ctrl` round estimation; `transport = "sperc"`), where
+//! [`fig7`] reproduces §8.2.1's Fig. 7 against RCP.
+//!
 //! The paper's words for the shared template (§3): "Step 1: the link assumes the flow is going to
 //! be bottlenecked here and computes bottleneck rate b … Step 2: the link determines e, the
 //! lowest bottleneck rate that the flow gets from any other link … Step 3: x = min(b, e) …
@@ -63,11 +67,15 @@
 //!    `b < MaxE` (Algorithm 4 line 16) compare rates that are often equal in exact arithmetic;
 //!    one ulp of difference made s-PERC cycle forever on 4 of 200 dense Fig. 6b matrices. Both
 //!    use a relative tie tolerance of [`division::TIE`] (1e-12).
-//! 9. **Not modeled** (they matter for data, not control packets): headroom, control-packet rate
-//!    limits, the virtual link `l₀` for short flows (§7.1).
+//! 9. **Not modeled in the rounds engine** (they matter for data, not control packets):
+//!    headroom, control-packet rate limits, the virtual link `l₀` for short flows (§7.1). The
+//!    [packet-level s-PERC*](packet) models headroom, rate-limited prioritized control packets
+//!    and `Tx_ctrl` (its module doc lists its own choices); `l₀` is not implemented.
 
 pub mod algorithms;
 pub mod division;
+pub mod fig7;
+pub mod packet;
 
 pub use algorithms::{
     AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,

@@ -1,0 +1,384 @@
+//! s-PERC* on the [packet engine](crate::engine::packet) (§7.1, Appendix D.2, Algorithms 6–7;
+//! `transport = "sperc"`, `port_agent = "sperc"`, `[sperc]` and `[control]` tables).
+//!
+//! **Links** ([`SPercAgent`], a [`PortAgent`] on every port, host NICs included): each
+//! forward control packet leaving the port is processed by [`SPercStar::process`] — the very
+//! code the rounds engine runs, through [`LinkAlgorithm`] — on the packet's per-hop records,
+//! which live in the packet pool's control side table ([`CtrlArea`]; s-PERC's `b`, `x`, `t`
+//! in [`CtrlHop::rate`], [`CtrlHop::alloc`], [`CtrlHop::round`], the bits `s`, `i` in
+//! [`CtrlHop::flags`]). The link's capacity is the line rate less the headroom and the
+//! control-packet share (§7.1 "Headroom", "Limiting control overhead"; Table 6: 2% and 2%).
+//! Reflected packets (on their way back to the sender) are left alone: s-PERC updates links in
+//! the forward direction only (§8.2). Algorithm 7 (the round timeout) runs lazily, when the
+//! first control packet leaves the port after the round elapsed.
+//!
+//! **Round** (§7.1 "Estimating round"): "control packets carry the longest period (RTT) the
+//! end host has seen on the flow's path, `Tx_ctrl`; links use this field to set the local value
+//! of round." A link starts with `initial_round` (Table 6: 20 µs DC); at each round boundary
+//! its next round is the largest `Tx_ctrl` it saw during the round, times
+//! `1 + round_margin` (our choice, default 0.25: a flow whose period equals the round could
+//! otherwise miss a round by jitter and drop out of the shadow counters `NumB'`, `SumE'`).
+//!
+//! **Sender** ([`SPercSender`], a [`CongestionControl`]): one control packet in flight per
+//! flow (§2: "each flow has one control packet in flight"); when it comes back the sender
+//! takes the minimum allocation `x` it carries as its pacing rate (§2 assumption 10) and sends
+//! the next one at once, carrying the per-hop fields as they returned (the host "does not
+//! modify the control packet", §2 assumption 8). A new flow's first packet has no per-hop
+//! records: each link appends its record initialised as Algorithm 4 line 1 (`b = ∞`, `x = 0`,
+//! `s = E`, `i = 1`, see the module docs of [`super`] on the ignore bit). Data waits for the
+//! first rate (§8.2.2: "flows must wait for the rate algorithm to run before sending any
+//! packets"). `Tx_ctrl` is the longest of the last 8 periods between the flow's control packets
+//! (its control RTT, or the timeout after a loss; a window, so a transient does not stick
+//! forever): a link whose round is shorter than some flow's period would leave that flow out
+//! of `NumB'` and over-allocate. When the flow ends (all data
+//! acknowledged, or [`crate::engine::packet::PacketSim::stop_flow`]) it sends a FIN (§7.1).
+//!
+//! **Lost control packets** (§7.1 "Handling dropped control packets"): if a packet has not come
+//! back `timeout` × `max(RTT, initial_round)` after it left (RTT: the longest control RTT
+//! seen; not `Tx_ctrl`, which includes timeouts and would let the timeout grow geometrically
+//! under persistent loss), the sender sends the last
+//! fields it received again (the module docs of [`super`], item 4). A packet that comes back
+//! after it was given up is ignored (its sequence number is stale): the links already counted
+//! its traversal, and s-PERC*'s shadow counters absorb the difference within a round.
+//!
+//! **Not implemented**: the short-flow optimization (flows under one BDP at line rate with a
+//! second priority level, the virtual link `l₀` carrying remaining bytes / RTT); approximate
+//! division is available (`division_table`) but off by default. A FIN carries the fields of
+//! the last packet that came back; if another packet was still in flight its link updates are
+//! not undone exactly — s-PERC*'s sync (Algorithm 7) removes the flow within a round.
+
+use super::algorithms::{Class, SPercHop, SPercStar, StarLink};
+use super::division::Divider;
+use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
+use crate::engine::packet::pkt::{
+    CtrlArea, CtrlHop, Packet, PacketId, PacketKind, PacketPool, MAX_CTRL_HOPS,
+};
+use crate::engine::packet::port::{PortAgent, PortView};
+use crate::engine::rounds::{LinkAlgorithm, Update};
+use crate::error::{Error, Result};
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// s-PERC*'s packet-level parameters (`[sperc]` table of the packet config).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SPercPacketConfig {
+    /// Fraction of each link's capacity left unallocated (default 0.02, Table 6 "headroom=2%").
+    pub headroom: f64,
+    /// A link's round before any `Tx_ctrl` arrives (default 20 µs, Table 6 "initial round").
+    pub initial_round: Time,
+    /// A link's round is the largest `Tx_ctrl` of the last round times `1 + round_margin`
+    /// (default 0.25; our choice, see the module doc).
+    pub round_margin: f64,
+    /// A control packet is given up as lost after `timeout` × `max(RTT, initial_round)`, with
+    /// RTT the longest control-packet RTT the sender has seen (default 3; the paper says only
+    /// "a timeout", §7.1).
+    pub timeout: f64,
+    /// Size of the division lookup table (§7.1, §8.1.2); none (default) divides exactly.
+    pub division_table: Option<Bytes>,
+}
+
+impl Default for SPercPacketConfig {
+    fn default() -> SPercPacketConfig {
+        SPercPacketConfig {
+            headroom: 0.02,
+            initial_round: Time::from_us(20),
+            round_margin: 0.25,
+            timeout: 3.0,
+            division_table: None,
+        }
+    }
+}
+
+impl SPercPacketConfig {
+    /// Checks value ranges; `at` is the table's path (`packet config.sperc`).
+    pub fn validate(&self, at: &str) -> Result<()> {
+        if !(self.headroom >= 0.0 && self.headroom < 1.0) {
+            return Err(Error::invalid(
+                format!("{at}.headroom"),
+                format!("must be in [0, 1), got {}", self.headroom),
+            ));
+        }
+        if self.initial_round.0 == 0 {
+            return Err(Error::invalid(
+                format!("{at}.initial_round"),
+                "must be positive",
+            ));
+        }
+        if !(self.round_margin >= 0.0 && self.round_margin.is_finite()) {
+            return Err(Error::invalid(
+                format!("{at}.round_margin"),
+                format!("must be non-negative and finite, got {}", self.round_margin),
+            ));
+        }
+        if !(self.timeout >= 1.0 && self.timeout.is_finite()) {
+            return Err(Error::invalid(
+                format!("{at}.timeout"),
+                format!("must be at least 1 (rounds), got {}", self.timeout),
+            ));
+        }
+        Divider::new(self.division_table.map(|b| b.0))
+            .map_err(|e| Error::invalid(format!("{at}.division_table"), e.to_string()))?;
+        Ok(())
+    }
+}
+
+const FLAG_B: u8 = 1;
+const FLAG_IGNORE: u8 = 2;
+
+/// s-PERC's per-link fields from a control packet's record.
+#[inline]
+fn decode(h: &CtrlHop) -> SPercHop {
+    SPercHop {
+        b: h.rate,
+        x: h.alloc,
+        s: if h.flags & FLAG_B != 0 {
+            Class::B
+        } else {
+            Class::E
+        },
+        i: h.flags & FLAG_IGNORE != 0,
+        t: h.round,
+    }
+}
+
+/// A control packet's record from s-PERC's per-link fields.
+#[inline]
+fn encode(h: &SPercHop) -> CtrlHop {
+    CtrlHop {
+        rate: h.b,
+        alloc: h.x,
+        round: h.t,
+        flags: if h.s == Class::B { FLAG_B } else { 0 } | if h.i { FLAG_IGNORE } else { 0 },
+    }
+}
+
+/// An s-PERC* link at one egress port (see the module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SPercAgent {
+    alg: SPercStar,
+    link: StarLink,
+    margin: f64,
+    round_len: u64,
+    round_start: u64,
+    max_period: u64,
+    /// Control packets processed.
+    pub processed: u64,
+    /// Control packets left alone because their path is longer than [`MAX_CTRL_HOPS`].
+    pub too_long: u64,
+}
+
+impl SPercAgent {
+    /// An agent for a port of line rate `rate`, with `ctrl_rate` of it reserved for control
+    /// packets.
+    pub fn new(cfg: &SPercPacketConfig, ctrl_rate: f64, rate: Rate) -> Result<SPercAgent> {
+        let alg = SPercStar {
+            div: Divider::new(cfg.division_table.map(|b| b.0))?,
+        };
+        // §7.1 "Headroom" and "Limiting control overhead": both are taken off the capacity.
+        let c = rate.bps() * (1.0 - cfg.headroom - ctrl_rate);
+        Ok(SPercAgent {
+            link: alg.new_link(c, 0),
+            alg,
+            margin: cfg.round_margin,
+            round_len: cfg.initial_round.0,
+            round_start: 0,
+            max_period: 0,
+            processed: 0,
+            too_long: 0,
+        })
+    }
+
+    /// The link state (`SumE`, `NumB`, `MaxE`, … and the round number).
+    pub fn state(&self) -> &StarLink {
+        &self.link
+    }
+
+    /// The current round length.
+    pub fn round(&self) -> Time {
+        Time(self.round_len)
+    }
+}
+
+impl PortAgent for SPercAgent {
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        let p = pool.get(id);
+        if p.kind != PacketKind::Control {
+            return;
+        }
+        let flow = p.flow.0;
+        let now = port.now.0;
+        let area = pool.ctrl_mut(id);
+        if area.reflected {
+            return; // s-PERC updates links in the forward direction only (§8.2)
+        }
+        // Algorithm 7, once per round; the next round from the Tx_ctrl seen (§7.1).
+        if now >= self.round_start + self.round_len {
+            self.alg.on_round(&mut self.link);
+            self.round_start = now;
+            if self.max_period > 0 {
+                self.round_len = ((self.max_period as f64) * (1.0 + self.margin)) as u64;
+            }
+            self.max_period = 0;
+        }
+        self.max_period = self.max_period.max(area.period.0);
+        let k = area.next as usize;
+        if k >= MAX_CTRL_HOPS {
+            self.too_long += 1;
+            return;
+        }
+        if k >= area.len as usize {
+            // A new flow's first traversal: Algorithm 4 line 1 / Algorithm 6 line 3.
+            area.hops[k] = encode(&self.alg.initial_hop());
+            area.len = k as u8 + 1;
+        }
+        let n = area.len as usize;
+        let mut hops = [self.alg.initial_hop(); MAX_CTRL_HOPS];
+        for (h, r) in hops.iter_mut().zip(&area.hops[..n]) {
+            *h = decode(r);
+        }
+        // Algorithm 6 (lines 8–31), the rounds engine's code.
+        let u = Update {
+            flow,
+            hop: k,
+            local: 0,
+            leaving: area.fin,
+        };
+        self.alg.process(&mut self.link, u, &mut hops[..n]);
+        area.hops[k] = encode(&hops[k]);
+        area.next += 1;
+        self.processed += 1;
+    }
+}
+
+/// Control-packet RTT samples kept for `Tx_ctrl`.
+const PERIODS: usize = 8;
+
+/// An s-PERC* sender (see the module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SPercSender {
+    /// The fields of the last control packet that came back (next one carries them).
+    state: CtrlArea,
+    rate: Option<f64>,
+    outstanding: bool,
+    seq: u64,
+    sent_at: u64,
+    ready_at: u64,
+    periods: [u64; PERIODS],
+    n_periods: usize,
+    /// The longest control RTT seen (for the timeout).
+    max_rtt: u64,
+    initial_round: u64,
+    timeout: f64,
+    /// Control packets sent (FIN included).
+    pub ctrl_sent: u64,
+    /// Control packets given up as lost.
+    pub ctrl_timeouts: u64,
+}
+
+impl SPercSender {
+    /// A sender for a flow starting at `start`.
+    pub fn new(cfg: &SPercPacketConfig, _ctx: &CcContext, start: Time) -> SPercSender {
+        SPercSender {
+            state: CtrlArea::default(),
+            rate: None,
+            outstanding: false,
+            seq: 0,
+            sent_at: 0,
+            ready_at: start.0,
+            periods: [0; PERIODS],
+            n_periods: 0,
+            max_rtt: 0,
+            initial_round: cfg.initial_round.0,
+            timeout: cfg.timeout,
+            ctrl_sent: 0,
+            ctrl_timeouts: 0,
+        }
+    }
+
+    /// `Tx_ctrl`: the longest of the last periods between control packets (0 before the
+    /// second packet).
+    pub fn tx_ctrl(&self) -> Time {
+        Time(self.periods.iter().copied().max().unwrap_or(0))
+    }
+
+    /// The rate from the last control packet (bit/s), once one came back.
+    pub fn rate(&self) -> Option<f64> {
+        self.rate
+    }
+
+    fn fill(&mut self, area: &mut CtrlArea) {
+        *area = self.state;
+        area.next = 0;
+        area.fin = false;
+        area.reflected = false;
+        area.period = self.tx_ctrl();
+        self.seq += 1;
+        area.seq = self.seq;
+        self.ctrl_sent += 1;
+    }
+}
+
+impl CongestionControl for SPercSender {
+    fn on_ack(&mut self, _a: &AckInfo<'_>) {}
+    fn on_loss(&mut self, _now: Time, _in_flight: u64) {}
+    fn on_timeout(&mut self, _now: Time, _in_flight: u64) {}
+    fn cwnd(&self) -> u64 {
+        u64::MAX
+    }
+    fn pacing_rate(&self) -> Option<Rate> {
+        self.rate.map(|r| Rate(r.max(1.0) as u64))
+    }
+    fn may_send(&self) -> bool {
+        self.rate.is_some_and(|r| r > 0.0)
+    }
+    fn control_at(&self) -> Option<Time> {
+        Some(Time(if self.outstanding {
+            // §7.1: lost control packets are detected by a timeout.
+            let t = self.max_rtt.max(self.initial_round) as f64 * self.timeout;
+            self.sent_at + t as u64
+        } else {
+            self.ready_at
+        }))
+    }
+    fn make_control(&mut self, now: Time, area: &mut CtrlArea) -> bool {
+        if self.outstanding {
+            self.ctrl_timeouts += 1;
+        }
+        if self.ctrl_sent > 0 {
+            // The period between this flow's control packets: its RTT, or the timeout after a
+            // loss (§7.1: "the longest period (RTT) the end host has seen").
+            self.periods[self.n_periods % PERIODS] = now.0 - self.sent_at;
+            self.n_periods += 1;
+        }
+        self.fill(area);
+        self.outstanding = true;
+        self.sent_at = now.0;
+        true
+    }
+    fn make_fin(&mut self, _now: Time, area: &mut CtrlArea) -> bool {
+        self.fill(area);
+        area.fin = true;
+        true
+    }
+    fn on_control(&mut self, _pkt: &Packet, area: &CtrlArea, now: Time) {
+        if !self.outstanding || area.seq != self.seq {
+            return; // given up on (see the module doc)
+        }
+        self.outstanding = false;
+        self.max_rtt = self.max_rtt.max(now.0 - self.sent_at);
+        self.state = *area;
+        // §2 assumption 10: the source sends at the minimum allocation along its path.
+        let x = area.hops[..area.len as usize]
+            .iter()
+            .map(|h| h.alloc)
+            .fold(f64::INFINITY, f64::min);
+        if x.is_finite() {
+            self.rate = Some(x);
+        }
+        self.ready_at = now.0;
+    }
+}
+
+#[cfg(test)]
+mod tests;
