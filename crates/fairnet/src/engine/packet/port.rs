@@ -237,8 +237,10 @@ pub(crate) struct Port {
     pub host_nic: bool,
     pub qdisc: QdiscImpl,
     pub agent: Option<AgentImpl>,
-    /// Control packets, served first (strict priority), rate-limited.
-    pub ctrl: CtrlQueue,
+    /// Control packets, served first (strict priority), rate-limited; created when the
+    /// port meets its first control packet (boxed and absent otherwise: the queue is four
+    /// cache lines the data path of a run without control packets should not carry).
+    pub ctrl: Option<Box<CtrlQueue>>,
     /// The serializer is busy until this time.
     pub busy_until: u64,
     /// A `PortFree` event is pending.

@@ -256,7 +256,7 @@ impl PacketSim {
                         l.capacity,
                     )?)),
                 },
-                ctrl: CtrlQueue::new(&cfg.control, l.capacity),
+                ctrl: None,
                 busy_until: 0,
                 wake_pending: false,
                 stats: PortStats::default(),
@@ -827,8 +827,10 @@ impl PacketSim {
             Event::PortFree(p) => {
                 let port = &mut self.ports[p as usize];
                 port.wake_pending = false;
-                if port.ctrl.wake_at <= now {
-                    port.ctrl.wake_at = 0;
+                if let Some(c) = port.ctrl.as_mut() {
+                    if c.wake_at <= now {
+                        c.wake_at = 0;
+                    }
                 }
                 self.port_try_start(now, p);
                 let port = &self.ports[p as usize];
@@ -1012,14 +1014,18 @@ impl PacketSim {
         if self.pool.get(id).kind == PacketKind::Control {
             // Control packets wait in the port's own FIFO, served first (see `CtrlQueue`).
             let wire = self.pool.get(id).wire as u64;
-            if port.ctrl.bytes + wire > port.ctrl.buffer {
+            let rate = port.rate;
+            let ctrl = port
+                .ctrl
+                .get_or_insert_with(|| Box::new(CtrlQueue::new(&self.cfg.control, rate)));
+            if ctrl.bytes + wire > ctrl.buffer {
                 port.stats.ctrl_drops += 1;
                 drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
                 return;
             }
             self.pool.get_mut(id).at = Time(now);
-            port.ctrl.bytes += wire;
-            port.ctrl.q.push_back(id.0);
+            ctrl.bytes += wire;
+            ctrl.q.push_back(id.0);
             self.port_try_start(now, p);
             return;
         }
@@ -1087,7 +1093,9 @@ impl PacketSim {
             // Also when a stale `PortFree` (from an earlier busy period) fired early: a host
             // NIC must wake when the serializer frees, to pull the next data packet.
             if !port.wake_pending
-                && (port.host_nic || port.qdisc.packets() > 0 || !port.ctrl.q.is_empty())
+                && (port.host_nic
+                    || port.qdisc.packets() > 0
+                    || port.ctrl.as_ref().is_some_and(|c| !c.q.is_empty()))
             {
                 port.wake_pending = true;
                 self.events.push(Time(port.busy_until), Event::PortFree(p));
@@ -1096,19 +1104,21 @@ impl PacketSim {
         }
         // Control packets first (strict priority), when the rate limiter allows.
         let mut ctrl = None;
-        if let Some(&head) = port.ctrl.q.front() {
-            let wire = self.pool.get(PacketId(head)).wire;
-            let ready = port.ctrl.ready_at(now, wire);
-            if ready <= now {
-                port.ctrl.q.pop_front();
-                port.ctrl.bytes -= wire as u64;
-                port.ctrl.take(now, wire);
-                port.stats.ctrl_tx_packets += 1;
-                port.stats.ctrl_tx_bytes += wire as u64;
-                ctrl = Some(PacketId(head));
-            } else if port.ctrl.wake_at <= now || ready < port.ctrl.wake_at {
-                port.ctrl.wake_at = ready;
-                self.events.push(Time(ready), Event::PortFree(p));
+        if let Some(c) = port.ctrl.as_mut() {
+            if let Some(&head) = c.q.front() {
+                let wire = self.pool.get(PacketId(head)).wire;
+                let ready = c.ready_at(now, wire);
+                if ready <= now {
+                    c.q.pop_front();
+                    c.bytes -= wire as u64;
+                    c.take(now, wire);
+                    port.stats.ctrl_tx_packets += 1;
+                    port.stats.ctrl_tx_bytes += wire as u64;
+                    ctrl = Some(PacketId(head));
+                } else if c.wake_at <= now || ready < c.wake_at {
+                    c.wake_at = ready;
+                    self.events.push(Time(ready), Event::PortFree(p));
+                }
             }
         }
         let id = match ctrl {
@@ -1172,7 +1182,9 @@ impl PacketSim {
         }
         port.wire_tail = id.0;
         if !port.wake_pending
-            && (port.host_nic || port.qdisc.packets() > 0 || !port.ctrl.q.is_empty())
+            && (port.host_nic
+                || port.qdisc.packets() > 0
+                || port.ctrl.as_ref().is_some_and(|c| !c.q.is_empty()))
         {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
