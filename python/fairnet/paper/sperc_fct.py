@@ -10,8 +10,9 @@ the remaining flows." Four bins, as the figures' four panels.
 
 Schemes (settings of Table 6): RCP (128 KB buffers, α = 0.4, β = 0.2), pFabric (360 KB
 buffers, initial window 120, RTO 45 µs) and the ideal max-min allocator (the flow-level engine
-on the same flows and paths: every run's ``maxmin_fct_s``). s-PERC* and s-PERC* 'short' join
-once the packet-level s-PERC* transport exists.
+on the same flows and paths: every run's ``maxmin_fct_s``), and basic s-PERC* (64 B control
+packets at 2% of each link, 2% headroom, first round 20 µs; flows wait one control RTT for
+their first rate). s-PERC* 'short' (the short-flow optimization of §7.1) is not implemented.
 
 Topology (a choice: the paper says only "[4]" and gives the rates): pFabric's [4] 144-server
 two-tier leaf–spine — 9 leaves of 16 hosts, 4 spines — at s-PERC's 100 Gb/s host links and
@@ -78,6 +79,18 @@ def schemes() -> dict[str, tuple[dict[str, Any], str]]:
                 # Table 6's DC α and β; the routers' average RTT is the fabric's (RCP routers
                 # estimate it from the senders' headers).
                 "rcp": {"alpha": 0.4, "beta": 0.2, "rtt": rtt_us, "interval": rtt_us},
+            },
+            "128KB",
+        ),
+        "s-PERC*": (
+            {
+                "kind": "packet",
+                "transport": "sperc",
+                "port_agent": "sperc",
+                # Table 6: 64 B control packets at 2% of each link (FCT), 2% headroom,
+                # initial round 20 µs (DC).
+                "control": {"size": "64B", "rate": 0.02},
+                "sperc": {"headroom": 0.02, "initial_round": "20us"},
             },
             "128KB",
         ),
@@ -198,7 +211,7 @@ def _entry(name: str) -> Entry:
     workload, load, figure = FIGURES[name]
     return Entry(
         name=name,
-        title=f"FCTs by size bin, {workload} at {load:.0%} load: RCP, pFabric, ideal max-min",
+        title=f"FCTs by size bin, {workload} at {load:.0%} load: RCP, s-PERC*, pFabric, max-min",
         paper="s-PERC (Jose et al.), §8.2.2" + (", App. D" if load > 0.7 else ""),
         figure=figure,
         scales={
