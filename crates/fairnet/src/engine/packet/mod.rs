@@ -43,8 +43,8 @@ mod tests;
 pub use cc::CcContext;
 pub use cc::{AckInfo, CcImpl, CongestionControl};
 pub use config::{
-    PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode, SharedBufferConfig,
-    TcpConfig, TransportKind,
+    HostNic, PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
+    SharedBufferConfig, TcpConfig, TransportKind,
 };
 pub use cubic::Cubic;
 pub use dcqcn::{Dcqcn, DcqcnConfig};
