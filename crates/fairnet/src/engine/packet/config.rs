@@ -212,6 +212,30 @@ pub enum QdelaySignal {
     Backlog,
 }
 
+/// How a host's NIC takes data packets from the host's flows.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum HostNic {
+    /// When the NIC is idle with an empty queue it takes one data packet from the next flow
+    /// that may send (round robin over the host's flows). Data never waits in the NIC queue, so
+    /// the NIC reports no queueing delay, and flows whose rates add up to more than the line
+    /// rate get equal (unweighted) shares of it.
+    #[default]
+    Pull,
+    /// Every flow hands a packet to a FIFO in front of the NIC as soon as it may send (its
+    /// pacing time, or window space); the NIC sends the FIFO's head whenever it is idle with
+    /// nothing in its own queue (ACKs and other control packets go first, as a NIC's
+    /// high-priority queue would send them). A data packet's `max_qdelay` starts at the
+    /// FIFO's queueing delay ([`PacketConfig::qdelay_signal`], unfiltered), so a delay-based
+    /// transport sees its own uplink like any other hop, and flows whose rates add up to more
+    /// than the line rate share it by their rates. Meant for paced transports (Söze): an
+    /// unpaced window is handed over at once (a host stops handing packets over while its
+    /// FIFO holds half the link buffer). The FIFO is not part of the link's queue statistics.
+    Queue,
+}
+
 /// Which ports' queue lengths a run with [`RecordConfig`] samples.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
@@ -339,6 +363,13 @@ pub struct PacketConfig {
     pub qdelay_lpf: Option<Time>,
     /// What each port reports as its queueing delay (default: the packet's sojourn time).
     pub qdelay_signal: QdelaySignal,
+    /// How host NICs take data packets from their flows (default: pull, round robin).
+    pub host_nic: HostNic,
+    /// ACKs wait in a FIFO of their own at every port and are sent ahead of the queueing
+    /// discipline's packets (HPCC's ns-3 simulator, which Söze's builds on, puts ACKs in the
+    /// highest-priority queue), so feedback does not wait behind reverse-path data. Default
+    /// off (ACKs share the port's queueing discipline); not in the queue statistics.
+    pub ack_first: bool,
     /// Söze's parameters (used with `transport = "soze"`).
     pub soze: SozeConfig,
     /// HPCC's parameters (used with `transport = "hpcc"`).
@@ -401,6 +432,8 @@ impl Default for PacketConfig {
             seed: 0,
             qdelay_lpf: None,
             qdelay_signal: QdelaySignal::Sojourn,
+            host_nic: HostNic::Pull,
+            ack_first: false,
             soze: SozeConfig::default(),
             hpcc: HpccConfig::default(),
             delay_aimd: DelayAimdConfig::default(),

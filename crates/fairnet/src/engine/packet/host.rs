@@ -39,4 +39,8 @@ pub(crate) struct Host {
     /// Time of the pending `HostWake` event (`u64::MAX`: none).
     pub wake_at: u64,
     pub shim: Option<Box<dyn HostShim>>,
+    /// [`super::config::HostNic::Queue`]: data packets handed over by the flows, waiting for
+    /// the NIC (FIFO), and their wire bytes.
+    pub fifo: VecDeque<super::pkt::PacketId>,
+    pub fifo_bytes: u64,
 }

@@ -45,7 +45,7 @@ mod tests_control;
 pub use cc::CcContext;
 pub use cc::{AckInfo, CcImpl, CongestionControl};
 pub use config::{
-    ControlConfig, PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
+    ControlConfig, HostNic, PacketConfig, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
     SharedBufferConfig, TcpConfig, TransportKind,
 };
 pub use cubic::Cubic;

@@ -6,7 +6,7 @@
 //! (store and forward). Host NICs are ports too: the host's transport feeds its one out-link.
 
 use super::pkt::{IntHop, PacketId, PacketPool};
-use super::qdisc::QdiscImpl;
+use super::qdisc::{Qdisc, QdiscImpl};
 use crate::ids::{LinkId, NodeId};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -258,9 +258,18 @@ pub(crate) struct Port {
     pub wire_tail: u32,
     /// Low-pass filter of the queueing-delay samples (`qdelay_lpf`).
     pub lpf: Option<QdelayLpf>,
+    /// `ack_first`: ACKs waiting, sent ahead of the queueing discipline's packets.
+    pub acks: std::collections::VecDeque<PacketId>,
 }
 
 impl Port {
+    /// Packets waiting (the queueing discipline's, the ACKs ahead of it and the control
+    /// packets ahead of both).
+    #[inline]
+    pub fn waiting(&self) -> usize {
+        self.qdisc.packets() + self.acks.len() + self.ctrl.as_ref().map_or(0, |c| c.q.len())
+    }
+
     /// Serialization time of `wire` bytes at the port's rate.
     #[inline]
     pub fn tx_time(&mut self, wire: u32) -> u64 {

@@ -19,7 +19,7 @@
 //!    is freed.
 
 use super::cc::{CcContext, CcImpl, CongestionControl};
-use super::config::{PacketConfig, QdelaySignal, QueueRecord, RoutingMode, TransportKind};
+use super::config::{HostNic, PacketConfig, QdelaySignal, QueueRecord, RoutingMode, TransportKind};
 use super::cubic::Cubic;
 use super::dcqcn::Dcqcn;
 use super::dctcp::{Dctcp, Reno};
@@ -264,6 +264,7 @@ impl PacketSim {
                 wire_head: NO_PACKET,
                 wire_tail: NO_PACKET,
                 lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
+                acks: VecDeque::new(),
             });
         }
 
@@ -286,6 +287,8 @@ impl PacketSim {
                 active: VecDeque::new(),
                 wake_at: u64::MAX,
                 shim: None,
+                fifo: VecDeque::new(),
+                fifo_bytes: 0,
             });
         }
 
@@ -576,7 +579,7 @@ impl PacketSim {
     /// Replaces the queueing discipline of `link`'s port (only while its queue is empty).
     pub fn set_qdisc(&mut self, link: LinkId, qdisc: Box<dyn Qdisc>) -> Result<()> {
         let i = self.check_link(link)?;
-        if self.ports[i].qdisc.packets() > 0 {
+        if self.ports[i].waiting() > 0 {
             return Err(Error::invalid(
                 format!("{link}"),
                 "cannot replace the qdisc of a non-empty queue",
@@ -876,53 +879,115 @@ impl PacketSim {
         self.host_pull(now, h);
     }
 
-    /// If the host's NIC is idle with an empty queue, sends one data packet from the first
-    /// active flow (round robin) that may send now; schedules a wake-up for paced flows.
+    /// [`HostNic::Pull`]: if the host's NIC is idle with an empty queue, sends one data packet
+    /// from the first active flow (round robin) that may send now. [`HostNic::Queue`]: hands
+    /// every flow's packets that may be sent now to the NIC queue (round robin). Schedules a
+    /// wake-up for paced flows.
     fn host_pull(&mut self, now: u64, h: u32) {
         let nic = self.hosts[h as usize].nic;
         if nic == u32::MAX {
             return;
         }
+        let queue = self.cfg.host_nic == HostNic::Queue;
+        if queue {
+            self.host_hand_over(now, h);
+            self.host_drain(now, h, nic);
+            return;
+        }
         {
             let port = &self.ports[nic as usize];
-            if port.busy_until > now || port.qdisc.packets() > 0 {
+            if port.busy_until > now || port.waiting() > 0 {
                 return; // the pending PortFree pulls again
             }
         }
-        let mut wait = u64::MAX;
-        let n = self.hosts[h as usize].active.len();
-        for _ in 0..n {
-            let f = self.hosts[h as usize]
-                .active
-                .pop_front()
-                .expect("n entries");
-            let fl = &mut self.flows[f as usize];
-            let mut state = match &fl.sender {
-                // A stopped flow (`stop_flow`) sends nothing more.
-                _ if fl.finished => SendState::Done,
-                Sender::Tcp(s) => s.state(Time(now)),
-                Sender::Udp(u) => u.state(Time(now)),
-            };
-            if state == SendState::Ready {
-                if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
-                    let wire = self.mss as u32 + self.header as u32;
-                    let t = shim.earliest_send(FlowId(f), wire, Time(now));
-                    if t.0 > now {
-                        state = SendState::Wait(t);
+        self.host_round(now, h, nic, false);
+    }
+
+    /// [`HostNic::Queue`]: every flow that may send now hands its packets to the host's FIFO
+    /// (round robin), until none may or the FIFO holds half the NIC's buffer.
+    fn host_hand_over(&mut self, now: u64, h: u32) {
+        let nic = self.hosts[h as usize].nic;
+        self.host_round(now, h, nic, true);
+    }
+
+    /// [`HostNic::Queue`]: if the NIC is idle with nothing queued (ACKs and other control
+    /// packets go through the NIC's own queue, ahead of the FIFO), sends the FIFO's head, its
+    /// `max_qdelay` raised to the FIFO's queueing delay (the signal of any port,
+    /// [`PacketConfig::qdelay_signal`], without a filter).
+    fn host_drain(&mut self, now: u64, h: u32, nic: u32) {
+        let port = &self.ports[nic as usize];
+        if port.busy_until > now || port.waiting() > 0 {
+            return; // the pending PortFree pulls again
+        }
+        let host = &mut self.hosts[h as usize];
+        let Some(id) = host.fifo.pop_front() else {
+            return;
+        };
+        let pkt = self.pool.get_mut(id);
+        host.fifo_bytes -= pkt.wire as u64;
+        let qd = match self.cfg.qdelay_signal {
+            QdelaySignal::Sojourn => now - pkt.at.0,
+            QdelaySignal::Backlog => port.tx_time_of(host.fifo_bytes),
+        };
+        if qd > pkt.max_qdelay.0 {
+            pkt.max_qdelay = Time(qd);
+        }
+        let src = pkt.src;
+        self.forward(now, id, src);
+    }
+
+    /// One pass of round robin over the host's active flows (repeated in queue mode while
+    /// any flow sent); schedules a wake-up for paced flows.
+    fn host_round(&mut self, now: u64, h: u32, nic: u32, queue: bool) {
+        let mut wait;
+        loop {
+            wait = u64::MAX;
+            let mut sent = false;
+            let n = self.hosts[h as usize].active.len();
+            for _ in 0..n {
+                let f = self.hosts[h as usize]
+                    .active
+                    .pop_front()
+                    .expect("n entries");
+                let fl = &mut self.flows[f as usize];
+                let mut state = match &fl.sender {
+                    // A stopped flow (`stop_flow`) sends nothing more.
+                    _ if fl.finished => SendState::Done,
+                    Sender::Tcp(s) => s.state(Time(now)),
+                    Sender::Udp(u) => u.state(Time(now)),
+                };
+                if state == SendState::Ready {
+                    if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                        let wire = self.mss as u32 + self.header as u32;
+                        let t = shim.earliest_send(FlowId(f), wire, Time(now));
+                        if t.0 > now {
+                            state = SendState::Wait(t);
+                        }
                     }
                 }
+                match state {
+                    SendState::Ready => {
+                        self.hosts[h as usize].active.push_back(f);
+                        self.send_data(now, f, queue);
+                        if !queue {
+                            return;
+                        }
+                        if self.hosts[h as usize].fifo_bytes > self.ports[nic as usize].buffer.0 / 2
+                        {
+                            return; // the NIC's PortFree pulls again
+                        }
+                        sent = true;
+                    }
+                    SendState::Wait(t) => {
+                        wait = wait.min(t.0);
+                        self.hosts[h as usize].active.push_back(f);
+                    }
+                    SendState::Blocked | SendState::Done => fl.active = false,
+                }
             }
-            match state {
-                SendState::Ready => {
-                    self.hosts[h as usize].active.push_back(f);
-                    self.send_data(now, f);
-                    return;
-                }
-                SendState::Wait(t) => {
-                    wait = wait.min(t.0);
-                    self.hosts[h as usize].active.push_back(f);
-                }
-                SendState::Blocked | SendState::Done => fl.active = false,
+            // Queue mode: rounds until none of the flows may send now.
+            if !sent {
+                break;
             }
         }
         if wait != u64::MAX {
@@ -934,7 +999,9 @@ impl PacketSim {
         }
     }
 
-    fn send_data(&mut self, now: u64, f: u32) {
+    /// Builds flow `f`'s next data packet and sends it, or with `to_fifo` hands it to the
+    /// host's FIFO ([`HostNic::Queue`]).
+    fn send_data(&mut self, now: u64, f: u32, to_fifo: bool) {
         let fl = &mut self.flows[f as usize];
         let size = fl.spec.size.0;
         let (seg, ecn, remaining) = match &mut fl.sender {
@@ -975,9 +1042,17 @@ impl PacketSim {
             shim.on_egress(&mut pkt, Time(now));
         }
         self.c.sent += pkt.wire as u64;
+        let wire = pkt.wire as u64;
         let id = self.pool.alloc(pkt);
         self.sync_rto(f);
-        self.forward(now, id, src);
+        if to_fifo {
+            self.pool.get_mut(id).at = Time(now);
+            let host = &mut self.hosts[h];
+            host.fifo.push_back(id);
+            host.fifo_bytes += wire;
+        } else {
+            self.forward(now, id, src);
+        }
     }
 
     /// Sends packet `id`, now at `node`, to its next link.
@@ -1026,6 +1101,12 @@ impl PacketSim {
             self.pool.get_mut(id).at = Time(now);
             ctrl.bytes += wire;
             ctrl.q.push_back(id.0);
+            self.port_try_start(now, p);
+            return;
+        }
+        if self.cfg.ack_first && self.pool.get(id).kind == PacketKind::Ack {
+            self.pool.get_mut(id).at = Time(now);
+            port.acks.push_back(id);
             self.port_try_start(now, p);
             return;
         }
@@ -1092,11 +1173,7 @@ impl PacketSim {
         if port.busy_until > now {
             // Also when a stale `PortFree` (from an earlier busy period) fired early: a host
             // NIC must wake when the serializer frees, to pull the next data packet.
-            if !port.wake_pending
-                && (port.host_nic
-                    || port.qdisc.packets() > 0
-                    || port.ctrl.as_ref().is_some_and(|c| !c.q.is_empty()))
-            {
+            if !port.wake_pending && (port.host_nic || port.waiting() > 0) {
                 port.wake_pending = true;
                 self.events.push(Time(port.busy_until), Event::PortFree(p));
             }
@@ -1125,8 +1202,14 @@ impl PacketSim {
             Some(id) => id,
             None => {
                 let before = port.qdisc.bytes();
-                let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
-                    return;
+                // ACKs ahead of the queueing discipline (`ack_first`), then the discipline.
+                let id = if let Some(id) = port.acks.pop_front() {
+                    id
+                } else {
+                    let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
+                        return;
+                    };
+                    id
                 };
                 port.account_queue(now, before);
                 if !self.switch_mem.is_empty() && !port.host_nic {
@@ -1181,11 +1264,7 @@ impl PacketSim {
             self.pool.get_mut(PacketId(port.wire_tail)).next = id.0;
         }
         port.wire_tail = id.0;
-        if !port.wake_pending
-            && (port.host_nic
-                || port.qdisc.packets() > 0
-                || port.ctrl.as_ref().is_some_and(|c| !c.q.is_empty()))
-        {
+        if !port.wake_pending && (port.host_nic || port.waiting() > 0) {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
         }

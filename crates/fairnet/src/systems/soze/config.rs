@@ -21,9 +21,16 @@ pub const DEFAULT_MIN_RATE: Rate = Rate(100_000_000);
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SozeUpdate {
-    /// On every ACK (§3.3 "Conduct rate update in per-packet manner"; `Δt = RTT/CWND`).
+    /// On every ACK (§3.3 "Conduct rate update in per-packet manner"; `Δt = RTT/CWND`), each
+    /// update taken from a reference rate `r_ref` refreshed to the current rate once per RTT
+    /// (HPCC §3.3's reference window): `r ← r_ref · U(r_ref/w, D)`. Every ACK of an RTT
+    /// carries feedback on the same sending rate, so compounding them would apply one
+    /// queue reading up to a window's worth of times (see `docs/systems/soze.md`).
     #[default]
     PerPacket,
+    /// On every ACK, compounding: `r ← r · U(r/w, D)` from the current rate (the behaviour
+    /// before the reference rate; oscillates, kept for comparison).
+    PerPacketCompound,
     /// At most once per RTT (Algorithm 1 line 3, `now − last_update > rtt`; `Δt = RTT`).
     PerRtt,
 }

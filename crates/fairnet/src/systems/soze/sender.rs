@@ -63,7 +63,9 @@ pub fn default_range(max_nic: Rate, min_weight: f64, lowest_level: f64) -> (f64,
 /// On an ACK carrying the path's largest per-hop queueing delay `D` (the `maxQD` INT value,
 /// §3.2.3), with rate `r` and weight `w`: `ratio = U(r/w, D) = (T⁻¹(D) / (r/w))^m` (Eq. 7,
 /// Algorithm 1 line 4) and `r ← r · ratio` (line 5). Per packet (every ACK) or, as Algorithm 1
-/// is written, only when `now − last_update > rtt` (line 3). The rate is enforced by pacing
+/// is written, only when `now − last_update > rtt` (line 3). Per packet, `r` in lines 4–5 is a
+/// reference rate refreshed to the current rate once per RTT ([`SozeUpdate::PerPacket`]; the
+/// compounding variant is [`SozeUpdate::PerPacketCompound`]). The rate is enforced by pacing
 /// or by a window `rate · RTT` (§3.3).
 ///
 /// Choices where the paper is silent (see `docs/systems/soze.md`): the rate is clamped to
@@ -85,6 +87,9 @@ pub struct Soze {
     rate: f64,
     rtt: Time,
     last_update: Option<Time>,
+    /// Per-packet reference rate (bit/s) and when it was taken ([`SozeUpdate::PerPacket`]).
+    ref_rate: f64,
+    ref_at: Option<Time>,
     updates: u64,
 }
 
@@ -111,7 +116,9 @@ impl Soze {
         };
         let nic = ctx.nic_rate.bps();
         let dt = match cfg.update {
-            SozeUpdate::PerPacket => ctx.nic_rate.tx_time(ctx.mss_wire()).as_secs_f64(),
+            SozeUpdate::PerPacket | SozeUpdate::PerPacketCompound => {
+                ctx.nic_rate.tx_time(ctx.mss_wire()).as_secs_f64()
+            }
             SozeUpdate::PerRtt => ctx.base_rtt.as_secs_f64(),
         };
         let bound = target.p_bound(dt);
@@ -140,6 +147,8 @@ impl Soze {
             rate: cfg.init_rate.map_or(nic, |r| r.bps()).clamp(min_rate, nic),
             rtt: ctx.base_rtt,
             last_update: None,
+            ref_rate: 0.0,
+            ref_at: None,
             updates: 0,
         })
     }
@@ -182,13 +191,28 @@ impl CongestionControl for Soze {
         if let Some(r) = a.rtt {
             self.rtt = r;
         }
-        if self.update == SozeUpdate::PerRtt {
-            // Algorithm 1 line 3: `if now − last_update > rtt`.
-            if let Some(last) = self.last_update {
-                if a.now.0.saturating_sub(last.0) <= self.rtt.0 {
-                    return;
+        match self.update {
+            SozeUpdate::PerRtt => {
+                // Algorithm 1 line 3: `if now − last_update > rtt`.
+                if let Some(last) = self.last_update {
+                    if a.now.0.saturating_sub(last.0) <= self.rtt.0 {
+                        return;
+                    }
                 }
             }
+            SozeUpdate::PerPacket => {
+                // Reference rate: refreshed once per RTT; every ACK in between updates from it
+                // (lines 4–5 with `r = r_ref`), so one RTT's feedback is applied once.
+                let stale = self
+                    .ref_at
+                    .is_none_or(|t| a.now.0.saturating_sub(t.0) > self.rtt.0);
+                if stale {
+                    self.ref_rate = self.rate;
+                    self.ref_at = Some(a.now);
+                }
+                self.rate = self.ref_rate;
+            }
+            SozeUpdate::PerPacketCompound => {}
         }
         self.last_update = Some(a.now);
         self.apply(a.max_qdelay.as_secs_f64());

@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::alloc::{waterfill, Problem};
-use crate::engine::packet::{PacketConfig, PacketResults, PacketSim, QdelaySignal, TransportKind};
+use crate::engine::packet::{
+    HostNic, PacketConfig, PacketResults, PacketSim, QdelaySignal, TransportKind,
+};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{star, LinkSpec, Routing, Topology};
 use crate::units::{Rate, Time};
@@ -18,14 +20,18 @@ fn link() -> LinkSpec {
     LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000))
 }
 
-/// Söze with the paper's defaults (p = 20 µs, k = 3 µs, m = 0.25, per-packet updates, paced),
-/// the §4 switch filter (10 µs), and the backlog delay signal (see `docs/systems/soze.md`:
-/// with the sojourn-time signal the loop oscillates).
+/// Söze with the paper's defaults (p = 20 µs, k = 3 µs, m = 0.25, per-packet updates from a
+/// per-RTT reference rate, paced), the backlog delay signal (see `docs/systems/soze.md`: with
+/// the sojourn-time signal the loop oscillates), no switch filter (the §4 10 µs filter's lag
+/// makes the loop oscillate), host NICs that queue (their delay enters maxQD) and ACKs ahead
+/// of data at every port.
 fn soze_config() -> PacketConfig {
     PacketConfig {
         transport: TransportKind::Soze,
-        qdelay_lpf: Some(Time::from_us(10)),
+        qdelay_lpf: None,
         qdelay_signal: QdelaySignal::Backlog,
+        host_nic: HostNic::Queue,
+        ack_first: true,
         ..PacketConfig::default()
     }
 }
@@ -438,7 +444,7 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
 fn multi_connection_weight_3_gets_three_quarters() {
     // §5.3.2 / Fig. 18(c): instead of weight 3, flow 0 opens round(3) = 3 unit-weight Söze
     // connections; flow 1 has one. Both send to host 2 of a star, so the oracle gives each of
-    // the four connections 25 Gb/s. Expected over 300–600 µs: flow 0's connections together
+    // the four connections 25 Gb/s. Expected over 1–1.5 ms: flow 0's connections together
     // within 5% of 75 Gb/s and flow 1 within 5% of 25 Gb/s.
     let topo = star(3, link()).unwrap();
     let mut f0 = FlowSpec::new(NodeId(0), NodeId(2), LONG, Time::ZERO);
@@ -447,8 +453,10 @@ fn multi_connection_weight_3_gets_three_quarters() {
     let (conns, owner) = multi_connection(&[f0, f1]).unwrap();
     assert_eq!(owner, vec![0, 0, 0, 1]);
     let mut sim = PacketSim::new(&topo, &conns, soze_config()).unwrap();
-    let a = sim.run_until(Time::from_us(300)).unwrap();
-    let b = sim.run_until(Time::from_us(600)).unwrap();
+    // From 1 ms: the three connections start at line rate into one queueing NIC, and the
+    // start-up transient lasts ~0.7 ms (~0.2 ms with the pull NIC).
+    let a = sim.run_until(Time::from_us(1000)).unwrap();
+    let b = sim.run_until(Time::from_us(1500)).unwrap();
     let t = throughput(&a, &b);
     let mut per_flow = [0.0; 2];
     for (x, &o) in t.iter().zip(&owner) {
@@ -579,4 +587,205 @@ fn acks_carry_the_data_paths_max_qdelay_home_unchanged() {
     // the default 10 µs filter, so the bottleneck is not always full: see docs/systems/soze.md).
     assert!((t[0] / t[1] - 1.0).abs() < 0.1, "{t:?}");
     assert!(t[2] > 90e9, "the reverse flow is held back: {t:?}");
+}
+
+/// Mean and coefficient of variation of `flow`'s send rate over its samples after `from`.
+fn send_rate_stats(sim: &PacketSim, flow: u32, from: Time) -> (f64, f64) {
+    let r: Vec<f64> = sim
+        .flow_samples()
+        .iter()
+        .filter(|s| s.flow == FlowId(flow) && s.time > from)
+        .filter_map(|s| s.send_rate)
+        .collect();
+    assert!(r.len() > 10, "{} send-rate samples", r.len());
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    let var = r.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / r.len() as f64;
+    (mean, var.sqrt() / mean)
+}
+
+/// A two-flow run: per-flow send-rate (mean, CV), throughput, oracle, mean queueing delay of
+/// the bottleneck, Eq. 6's target delay.
+type TwoFlowRun = (Vec<(f64, f64)>, Vec<f64>, Vec<f64>, f64, f64);
+
+/// Two unit-weight flows through one 100 Gb/s bottleneck `bott`, 2 ms; returns each flow's
+/// send-rate (mean, CV) over 1–2 ms, their throughput, the oracle, the bottleneck's mean
+/// queueing delay and Eq. 6's target delay for the fair share.
+fn two_flow_run(
+    topo: &Topology,
+    pairs: [(u32, u32); 2],
+    bott: LinkId,
+    cfg: PacketConfig,
+) -> TwoFlowRun {
+    let flows: Vec<FlowSpec> = pairs
+        .iter()
+        .map(|&(s, d)| FlowSpec::new(NodeId(s), NodeId(d), LONG, Time::ZERO))
+        .collect();
+    let want = oracle(topo, &flows);
+    let t_star = target_of(topo, &flows, &cfg).delay(want[0]);
+    let cfg = PacketConfig {
+        record: Some(crate::engine::packet::RecordConfig {
+            interval: Time::from_us(5),
+            flows: true,
+            queues: crate::engine::packet::QueueRecord::None,
+        }),
+        ..cfg
+    };
+    let mut sim = PacketSim::new(topo, &flows, cfg).unwrap();
+    let a = sim.run_until(Time::from_ms(1)).unwrap();
+    let b = sim.run_until(Time::from_ms(2)).unwrap();
+    let got = throughput(&a, &b);
+    let q = mean_qdelay(&a, &b, bott, Rate::gbps(100));
+    let stats = (0..2)
+        .map(|f| send_rate_stats(&sim, f, Time::from_ms(1)))
+        .collect();
+    (stats, got, want, q, t_star)
+}
+
+/// Checks a two-flow run: every send rate steady (CV below 5%: the old per-ACK compounding
+/// swung 9–100 Gb/s, CV ≈ 0.5), its mean and the throughput within 5% of the oracle, and the
+/// bottleneck's mean queueing delay within 10% of Eq. 6's target.
+fn assert_stable(name: &str, run: TwoFlowRun) {
+    let (stats, got, want, q, t_star) = run;
+    println!(
+        "{name}: send rate (mean Gb/s, CV) {:?}, throughput {:?} Gb/s (oracle {:?}), \
+         queueing delay {:.2} us (T = {:.2} us)",
+        stats
+            .iter()
+            .map(|(m, c)| ((m / 1e7).round() / 100.0, (c * 1e4).round() / 1e4))
+            .collect::<Vec<_>>(),
+        got.iter()
+            .map(|x| (x / 1e7).round() / 100.0)
+            .collect::<Vec<_>>(),
+        want.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
+        q * 1e6,
+        t_star * 1e6
+    );
+    for (i, &(mean, cv)) in stats.iter().enumerate() {
+        assert!(cv < 0.05, "{name}: flow {i} send-rate CV {cv}");
+        assert!(
+            (mean - want[i]).abs() < 0.05 * want[i],
+            "{name}: flow {i} send rate {mean}"
+        );
+    }
+    assert!(
+        max_rel_err(&got, &want) < 0.05,
+        "{name}: {got:?} vs {want:?}"
+    );
+    assert!(
+        (q - t_star).abs() < 0.1 * t_star,
+        "{name}: queueing delay {q} vs T {t_star}"
+    );
+}
+
+#[test]
+fn star_two_flows_send_rates_are_steady_at_the_target_delay() {
+    // Two unit-weight flows into one port of a star (link 5: sw0 → host 2). Oracle 50 Gb/s
+    // each; α = 100 Gb/s, β = α/1000 (one port's B/Σw = 50 Gb/s is not below α/2), so Eq. 6
+    // puts the queue at T(50 Gb/s) = 20·ln 2/ln 1000 + 3 ≈ 5.0 µs. Expected with the
+    // per-packet reference-rate update: send rates steady (CV < 5% over 1–2 ms, 5 µs samples)
+    // at 50 Gb/s, and the queue within 10% of T.
+    let topo = star(3, link()).unwrap();
+    let run = two_flow_run(&topo, [(0, 2), (1, 2)], LinkId(5), soze_config());
+    assert_stable("star", run);
+}
+
+#[test]
+fn dumbbell_two_flows_send_rates_are_steady_and_fill_the_bottleneck() {
+    // Two unit-weight flows across a dumbbell's 100 Gb/s middle link (link 0, swA → swB).
+    // Same expectations as the star (the compounding update left this bottleneck at 88%).
+    let topo = crate::topo::builders::dumbbell(2, link(), link()).unwrap();
+    let run = two_flow_run(&topo, [(0, 2), (1, 3)], LinkId(0), soze_config());
+    assert_stable("dumbbell", run);
+}
+
+#[test]
+fn per_ack_compounding_oscillates_on_the_star() {
+    // The comparison: `update = "per_packet_compound"` applies every ACK's ratio to the
+    // current rate, so one RTT's worth of ACKs, all reporting the queue the previous rates
+    // built, compound the same correction. Expected: the send rate swings (CV above 20%).
+    let topo = star(3, link()).unwrap();
+    let mut cfg = soze_config();
+    cfg.soze.update = SozeUpdate::PerPacketCompound;
+    let (stats, ..) = two_flow_run(&topo, [(0, 2), (1, 2)], LinkId(5), cfg);
+    println!("compounding: send rate (mean, CV) {stats:?}");
+    assert!(stats.iter().all(|&(_, cv)| cv > 0.2), "{stats:?}");
+}
+
+/// `n` long flows from random hosts of pods 0–1 (hosts 0–7 of a k = 4 fat-tree) to random
+/// hosts of pods 2–3 (8–15), weights 1–4, from a fixed xorshift stream. One direction only, so
+/// no link carries both data and ACKs: ACKs take ~6% of a link's capacity that the oracle
+/// does not know about (a host both sending and receiving gets that much less uplink).
+fn random_flows(n: usize, seed: u64) -> Vec<FlowSpec> {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|_| {
+            let s = (next() % 8) as u32;
+            let d = 8 + (next() % 8) as u32;
+            let mut f = FlowSpec::new(NodeId(s), NodeId(d), LONG, Time::ZERO);
+            f.weight = (1 + next() % 4) as f64;
+            f
+        })
+        .collect()
+}
+
+/// Per-flow relative errors of a k = 4 fat-tree run of `flows` (mean throughput over 4–6 ms
+/// against the oracle on the same ECMP paths), sorted.
+fn fat_tree_errors(flows: &[FlowSpec], cfg: PacketConfig) -> Vec<f64> {
+    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
+        k: 4,
+        host_link: link(),
+        fabric_link: link(),
+        oversubscription: 1,
+    })
+    .unwrap();
+    let want = oracle(&topo, flows);
+    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let a = sim.run_until(Time::from_ms(4)).unwrap();
+    let b = sim.run_until(Time::from_ms(6)).unwrap();
+    let got = throughput(&a, &b);
+    let mut err: Vec<f64> = got
+        .iter()
+        .zip(&want)
+        .map(|(g, w)| (g - w).abs() / w)
+        .collect();
+    err.sort_by(f64::total_cmp);
+    err
+}
+
+#[test]
+fn random_weighted_fat_tree_is_closer_to_max_min_with_the_queueing_nic() {
+    // k = 4 fat-tree (16 hosts, 100 Gb/s everywhere), 24 long flows from random hosts of pods
+    // 0–1 to random hosts of pods 2–3 with weights 1–4; several flows share a source host, so
+    // some are bottlenecked at their own uplink. Söze with p = 40 µs (the paper's 20 µs leaves the multi-bottleneck loop
+    // oscillating here, see docs/systems/soze.md). Measured: over 4–6 ms median error 5.7%,
+    // worst 14.2% — NOT the 5% of issue 7 (what remains is in docs/systems/soze.md).
+    // Asserted: every flow within 20% of the oracle, and both the median and the worst error
+    // below the pull NIC's (flows share their uplink round robin, equal shares, and the uplink
+    // reports no queue), the worst by more than half.
+    let flows = random_flows(24, 0x9e37_79b9_7f4a_7c15);
+    let mut cfg = soze_config();
+    cfg.soze.p = Time::from_us(40);
+    let err = fat_tree_errors(&flows, cfg.clone());
+    let (median, max) = (err[err.len() / 2], err[err.len() - 1]);
+    cfg.host_nic = HostNic::Pull;
+    let pull = fat_tree_errors(&flows, cfg);
+    let (pull_median, pull_max) = (pull[pull.len() / 2], pull[pull.len() - 1]);
+    println!(
+        "fat-tree: median error {:.2}%, max {:.2}% (pull NIC: median {:.2}%, max {:.2}%)",
+        median * 100.0,
+        max * 100.0,
+        pull_median * 100.0,
+        pull_max * 100.0
+    );
+    assert!(max < 0.2, "errors {err:?}");
+    assert!(
+        pull_median > median && pull_max > 2.0 * max,
+        "pull errors {pull:?} vs {err:?}"
+    );
 }
