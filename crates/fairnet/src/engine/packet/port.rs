@@ -236,7 +236,9 @@ pub(crate) struct Port {
     /// Whether the port is a host's NIC (then the host is asked for data when it idles).
     pub host_nic: bool,
     pub qdisc: QdiscImpl,
-    pub agent: Option<AgentImpl>,
+    /// Boxed: the largest agents (RCP's, s-PERC*'s) would otherwise make every port, agent
+    /// or not, 136 bytes larger on the data path.
+    pub agent: Option<Box<AgentImpl>>,
     /// Control packets, served first (strict priority), rate-limited; created when the
     /// port meets its first control packet (boxed and absent otherwise: the queue is four
     /// cache lines the data path of a run without control packets should not carry).

@@ -261,14 +261,15 @@ pub enum QdiscImpl {
     Ecn(EcnStep),
     /// [`Red`].
     Red(Box<Red>),
-    /// [`StrictPriority`].
-    Priority(StrictPriority),
+    /// [`StrictPriority`]. (The multi-queue and pFabric variants are boxed, as RED is: inline
+    /// they made every port, whatever its discipline, ~100 bytes larger on the data path.)
+    Priority(Box<StrictPriority>),
     /// [`Drr`].
-    Drr(Drr),
+    Drr(Box<Drr>),
     /// [`Wrr`].
-    Wrr(Wrr),
+    Wrr(Box<Wrr>),
     /// [`PfabricQueue`].
-    Pfabric(PfabricQueue),
+    Pfabric(Box<PfabricQueue>),
     /// Any other [`Qdisc`].
     Custom(Box<dyn Qdisc>),
 }
@@ -460,20 +461,20 @@ impl QdiscConfig {
     pub fn build(&self, p: &QdiscParams) -> Result<QdiscImpl> {
         Ok(match self {
             QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
-            QdiscConfig::Pfabric => QdiscImpl::Pfabric(PfabricQueue::new(p.buffer)),
+            QdiscConfig::Pfabric => QdiscImpl::Pfabric(Box::new(PfabricQueue::new(p.buffer))),
             QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, *k)),
             QdiscConfig::Red(r) => QdiscImpl::Red(Box::new(r.build(p)?)),
             QdiscConfig::Priority {
                 classes,
                 classify,
                 k,
-            } => QdiscImpl::Priority(StrictPriority::new(
+            } => QdiscImpl::Priority(Box::new(StrictPriority::new(
                 *classes as usize,
                 p.buffer,
                 p.mtu_wire,
                 *classify,
                 *k,
-            )),
+            ))),
             QdiscConfig::Drr {
                 weights,
                 quantum,
@@ -485,19 +486,21 @@ impl QdiscConfig {
                     .iter()
                     .map(|w| ((w * unit).round() as u64).max(1))
                     .collect();
-                QdiscImpl::Drr(Drr::new(quanta, p.buffer, p.mtu_wire, *classify, *k))
+                QdiscImpl::Drr(Box::new(Drr::new(
+                    quanta, p.buffer, p.mtu_wire, *classify, *k,
+                )))
             }
             QdiscConfig::Wrr {
                 weights,
                 classify,
                 k,
-            } => QdiscImpl::Wrr(Wrr::new(
+            } => QdiscImpl::Wrr(Box::new(Wrr::new(
                 weights.clone(),
                 p.buffer,
                 p.mtu_wire,
                 *classify,
                 *k,
-            )),
+            ))),
         })
     }
 }

@@ -255,7 +255,8 @@ impl PacketSim {
                         cfg.control.reserved(),
                         l.capacity,
                     )?)),
-                },
+                }
+                .map(Box::new),
                 ctrl: None,
                 busy_until: 0,
                 wake_pending: false,
@@ -592,7 +593,7 @@ impl PacketSim {
     /// Installs a port agent at `link`'s port, replacing any other.
     pub fn set_port_agent(&mut self, link: LinkId, agent: Box<dyn PortAgent>) -> Result<()> {
         let i = self.check_link(link)?;
-        self.ports[i].agent = Some(AgentImpl::Custom(agent));
+        self.ports[i].agent = Some(Box::new(AgentImpl::Custom(agent)));
         Ok(())
     }
 
