@@ -166,6 +166,15 @@ def step_sizes(n: int, rate_bps: float, phase: float) -> list[int]:
     return out
 
 
+def step_flows(n: int, dst: int, rate_bps: float, phase: float) -> list[dict[str, Any]]:
+    """The step-in & step-out flows of Figs. 12 and 14 as scenario entries: hosts 0 … n−1 send
+    to ``dst``, flow i starting at i·phase with :func:`step_sizes`' size."""
+    return [
+        {"src": i, "dst": dst, "size": size, "start": f"{i * phase * 1e6:g}us"}
+        for i, size in enumerate(step_sizes(n, rate_bps, phase))
+    ]
+
+
 def step_phases(s: Series, rate_bps: float) -> list[tuple[float, float, np.ndarray]]:
     """A run's phases (between consecutive flow starts and ends) with the oracle's rates, for
     flows that all cross one port of ``rate_bps`` (:func:`step_sizes`' experiments)."""

@@ -39,8 +39,8 @@ from fairnet.paper.soze_common import (
     plot_rates,
     run_series,
     soze_engine,
+    step_flows,
     step_phases,
-    step_sizes,
 )
 
 N = 3
@@ -62,10 +62,7 @@ def engine(scheme: str) -> dict[str, Any]:
 def scenario(scale: str, scheme: str) -> dict[str, Any]:
     """Figs. 12–13's run of ``scheme`` as a scenario document."""
     p = PHASE_S[scale]
-    flows = [
-        {"src": i, "dst": DST, "size": size, "start": f"{i * p * 1e6:g}us"}
-        for i, size in enumerate(step_sizes(N, RATE_BPS, p))
-    ]
+    flows = step_flows(N, DST, RATE_BPS, p)
     return {
         "name": f"soze-fig12-13 ({scale}, {scheme})",
         "topology": {"kind": "star", "n_hosts": N + 1, "rate": "25Gbps"},

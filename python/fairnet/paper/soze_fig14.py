@@ -33,8 +33,8 @@ from fairnet.paper.soze_common import (
     plot_rates,
     run_series,
     soze_engine,
+    step_flows,
     step_phases,
-    step_sizes,
 )
 
 N = 4
@@ -45,10 +45,7 @@ PHASE_S = {"smoke": 1e-3, "full": 10e-3}
 def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
     """Fig. 14 as a scenario document on ``engine``."""
     p = PHASE_S[scale]
-    flows = [
-        {"src": i, "dst": DST, "size": size, "start": f"{i * p * 1e6:g}us"}
-        for i, size in enumerate(step_sizes(N, LINK_BPS, p))
-    ]
+    flows = step_flows(N, DST, LINK_BPS, p)
     return {
         "name": f"soze-fig14 ({scale})",
         "topology": {"kind": "leaf_spine", "hosts_per_leaf": 1, "leaves": 5, "spines": 1},
