@@ -340,9 +340,9 @@ impl LinkAlgorithm for SPerc {
         let x = b.min(e);
         h.b = b;
         h.x = x;
-        // Line 16.
-        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
-                                            // Lines 17–22.
+        // Line 16 (ties: see `TIE`).
+        h.i = b < link.max_e * (1.0 - TIE);
+        // Lines 17–22.
         if u.leaving {
             link.num_b -= 1.0;
         } else if self.div.less_than_quotient(e, num, den) {
@@ -437,9 +437,9 @@ impl LinkAlgorithm for SPercStar {
         let x = b.min(e);
         h.b = b;
         h.x = x;
-        // Line 23.
-        h.i = b < link.max_e * (1.0 - TIE); // ties: see `TIE`
-                                            // Lines 24–30.
+        // Line 23 (ties: see `TIE`).
+        h.i = b < link.max_e * (1.0 - TIE);
+        // Lines 24–30.
         if u.leaving {
             link.num_b -= 1.0;
             st.num_b2 -= 1.0;
