@@ -185,6 +185,19 @@ pub struct Packet {
     pub(crate) spray_key: u64,
 }
 
+impl Packet {
+    /// Folds a hop's queueing delay `qd` (ps) into the maxQD INT field by compare and keep
+    /// (Söze §3.2.3). Only data packets carry it: an ACK brings the receiver's echo home
+    /// unchanged, since folding the reverse path's queues into it would tell a sender about
+    /// links its data never crosses.
+    #[inline]
+    pub fn keep_max_qdelay(&mut self, qd: u64) {
+        if self.kind == PacketKind::Data && qd > self.max_qdelay.0 {
+            self.max_qdelay = Time(qd);
+        }
+    }
+}
+
 impl Default for Packet {
     fn default() -> Packet {
         Packet {

@@ -145,6 +145,28 @@ struct Counters {
     data_hops: u64,
 }
 
+/// Arms one of a flow's lazily cancelled timers: schedules `ev` at `at` unless an event of
+/// that timer is already pending no later (`pending` holds its time, `u64::MAX` when none).
+/// An event that finds `pending` moved on was superseded and does nothing.
+#[inline]
+fn arm_timer(events: &mut EventQueue, pending: &mut u64, at: u64, ev: Event) {
+    if at < *pending {
+        *pending = at;
+        events.push(Time(at), ev);
+    }
+}
+
+/// The queueing delay a hop reports for `pkt` leaving `port` now ([`QdelaySignal`]): its
+/// sojourn since it was queued, or the time the `backlog` bytes left behind take at the
+/// port's rate.
+#[inline]
+fn hop_qdelay(signal: QdelaySignal, now: u64, pkt: &Packet, port: &Port, backlog: u64) -> u64 {
+    match signal {
+        QdelaySignal::Sojourn => now - pkt.at.0,
+        QdelaySignal::Backlog => port.tx_time_of(backlog),
+    }
+}
+
 /// Counts packet `id` as dropped at a port (`stats`) and frees it.
 #[inline]
 fn drop_packet(stats: &mut PortStats, c: &mut Counters, pool: &mut PacketPool, id: PacketId) {
@@ -926,13 +948,8 @@ impl PacketSim {
         };
         let pkt = self.pool.get_mut(id);
         host.fifo_bytes -= pkt.wire as u64;
-        let qd = match self.cfg.qdelay_signal {
-            QdelaySignal::Sojourn => now - pkt.at.0,
-            QdelaySignal::Backlog => port.tx_time_of(host.fifo_bytes),
-        };
-        if qd > pkt.max_qdelay.0 {
-            pkt.max_qdelay = Time(qd);
-        }
+        let qd = hop_qdelay(self.cfg.qdelay_signal, now, pkt, port, host.fifo_bytes);
+        pkt.keep_max_qdelay(qd);
         let src = pkt.src;
         self.forward(now, id, src);
     }
@@ -1087,7 +1104,11 @@ impl PacketSim {
     #[inline]
     fn enqueue(&mut self, now: u64, p: u32, id: PacketId) {
         let port = &mut self.ports[p as usize];
-        if self.pool.get(id).kind == PacketKind::Control {
+        // Queued now, whichever queue takes it (the sojourn signal's start).
+        let pkt = self.pool.get_mut(id);
+        pkt.at = Time(now);
+        let kind = pkt.kind;
+        if kind == PacketKind::Control {
             // Control packets wait in the port's own FIFO, served first (see `CtrlQueue`).
             let wire = self.pool.get(id).wire as u64;
             let rate = port.rate;
@@ -1099,14 +1120,12 @@ impl PacketSim {
                 drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
                 return;
             }
-            self.pool.get_mut(id).at = Time(now);
             ctrl.bytes += wire;
             ctrl.q.push_back(id.0);
             self.port_try_start(now, p);
             return;
         }
-        if self.cfg.ack_first && self.pool.get(id).kind == PacketKind::Ack {
-            self.pool.get_mut(id).at = Time(now);
+        if self.cfg.ack_first && kind == PacketKind::Ack {
             port.acks.push_back(id);
             self.port_try_start(now, p);
             return;
@@ -1131,7 +1150,6 @@ impl PacketSim {
             }
             _ => None,
         };
-        self.pool.get_mut(id).at = Time(now);
         match port.qdisc.enqueue(id, &mut self.pool, Time(now)) {
             Enqueued::Dropped => {
                 drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
@@ -1220,20 +1238,11 @@ impl PacketSim {
             }
         };
         let pkt = self.pool.get_mut(id);
-        let mut qd = match self.cfg.qdelay_signal {
-            QdelaySignal::Sojourn => now - pkt.at.0,
-            QdelaySignal::Backlog => port.tx_time_of(port.qdisc.bytes()),
-        };
+        let mut qd = hop_qdelay(self.cfg.qdelay_signal, now, pkt, port, port.qdisc.bytes());
         if let Some(lpf) = port.lpf.as_mut() {
             qd = lpf.sample(now, qd);
         }
-        // The maxQD field is an INT value of data packets (Söze §3.2.3: switches compare and
-        // keep it on the data path; the receiver echoes it). An ACK carries the echo home
-        // unchanged: folding the reverse path's queues into it would tell a sender about
-        // links its data never crosses.
-        if pkt.kind == PacketKind::Data && qd > pkt.max_qdelay.0 {
-            pkt.max_qdelay = Time(qd);
-        }
+        pkt.keep_max_qdelay(qd);
         let wire = pkt.wire as u64;
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += wire;
@@ -1369,10 +1378,8 @@ impl PacketSim {
                                 deadline: now + self.cfg.tcp.delayed_ack_timeout.0,
                                 event_at: d.event_at,
                             };
-                            if d.event_at == u64::MAX {
-                                d.event_at = d.deadline;
-                                self.events.push(Time(d.deadline), Event::DelAck(f));
-                            }
+                            let at = d.deadline;
+                            arm_timer(&mut self.events, &mut d.event_at, at, Event::DelAck(f));
                             self.pool.release(id);
                             return;
                         }
@@ -1474,8 +1481,8 @@ impl PacketSim {
             return;
         }
         if d.deadline > now {
-            d.event_at = d.deadline;
-            self.events.push(Time(d.deadline), Event::DelAck(f));
+            let at = d.deadline;
+            arm_timer(&mut self.events, &mut d.event_at, at, Event::DelAck(f));
             return;
         }
         d.pending = 0;
@@ -1499,11 +1506,8 @@ impl PacketSim {
             return; // no more retransmissions (a stopped flow may still get ACKs)
         }
         let Sender::Tcp(s) = &fl.sender else { return };
-        let d = s.rto_deadline;
-        if d != u64::MAX && (fl.rto_event_at == u64::MAX || d < fl.rto_event_at) {
-            fl.rto_event_at = d;
-            self.events.push(Time(d), Event::Rto(f));
-        }
+        let d = s.rto_deadline; // u64::MAX when the timer is not armed: nothing to schedule
+        arm_timer(&mut self.events, &mut fl.rto_event_at, d, Event::Rto(f));
     }
 
     fn on_rto_event(&mut self, now: u64, f: u32) {
@@ -1524,8 +1528,7 @@ impl PacketSim {
         }
         if d > now {
             // The timer was restarted since this event was scheduled: sleep until the deadline.
-            fl.rto_event_at = d;
-            self.events.push(Time(d), Event::Rto(f));
+            arm_timer(&mut self.events, &mut fl.rto_event_at, d, Event::Rto(f));
             return;
         }
         s.on_timeout(Time(now));
@@ -1553,10 +1556,12 @@ impl PacketSim {
         let Sender::Tcp(s) = &fl.sender else { return };
         let Some(at) = s.cc.control_at() else { return };
         let at = at.0.max(self.events.now().0);
-        if fl.ctrl_event_at == u64::MAX || at < fl.ctrl_event_at {
-            fl.ctrl_event_at = at;
-            self.events.push(Time(at), Event::Control(f));
-        }
+        arm_timer(
+            &mut self.events,
+            &mut fl.ctrl_event_at,
+            at,
+            Event::Control(f),
+        );
     }
 
     fn on_control_event(&mut self, now: u64, f: u32) {
