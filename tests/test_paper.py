@@ -209,6 +209,24 @@ def test_soze_fig18_smoke_resolves_fine_weights_and_connection_counts(tmp_path: 
     assert (tmp_path / "soze-fig18.png").exists()
 
 
+def test_soze_fig18a_smoke_size_weights_end_a_coflow_together(tmp_path: Path) -> None:
+    # Söze Fig. 18(a): with weight = flow size the ten flows of a coflow end nearly together;
+    # integer connection counts (Multi-Conn) and 4 WRR queues (Physical Queue) cannot express
+    # the sizes, so their flows end further apart. Every scheme keeps the port busy.
+    console = Console(record=True, width=132)
+    rows = get("soze-fig18a").run("smoke", tmp_path, console).rows
+    assert len(rows) == 3 * 3
+    for c in range(3):
+        by = {r["scheme"]: r for r in rows if r["coflow"] == c}
+        assert by["Söze"]["spread"] < 0.02, by["Söze"]
+        assert by["Söze"]["spread"] < 0.5 * by["Multi-Conn"]["spread"], by
+        assert by["Söze"]["spread"] < 0.5 * by["Physical Queue"]["spread"], by
+        for r in by.values():
+            assert 1.0 <= r["cct_over_ideal"] < 1.05, r
+    assert "Söze Fig. 18(a)" in console.export_text()
+    assert (tmp_path / "soze-fig18a.png").exists()
+
+
 def test_soze_apps_smoke_matches_the_papers_ratios(tmp_path: Path) -> None:
     console = Console(record=True, width=160)
     cases = get("soze-apps").run("smoke", tmp_path, console).rows

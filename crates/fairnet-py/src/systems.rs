@@ -1,8 +1,12 @@
 //! Bindings of the systems' experiments that run in Rust (Söze §5.1's application cases).
 
 use crate::workload::value_error;
+use fairnet::ids::NodeId;
 use fairnet::systems::soze::apps::{self, AppCase};
+use fairnet::systems::soze::{self, scaling};
 use fairnet::systems::sperc::fig7::{self, Fig7Spec, Scheme};
+use fairnet::units::{Bytes, Time};
+use fairnet::workload::FlowSpec;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -35,6 +39,70 @@ fn soze_app_cases<'py>(
     let d10 = case(py, &fig10)?;
     d10.set_item("sooner", sooner)?;
     Ok(vec![case(py, &fig6)?, d9, d10])
+}
+
+/// Söze §5.3.2's Multi-Conn comparison (`fairnet::systems::soze::multi_connection`): a flow of
+/// weight `weights[i]` and `sizes[i]` bytes becomes the closest integer number of unit-weight
+/// connections (at least one) sharing its bytes. Returns the connections' sizes and, for each,
+/// the index of its flow.
+#[pyfunction]
+fn soze_multi_connection(weights: Vec<f64>, sizes: Vec<u64>) -> PyResult<(Vec<u64>, Vec<usize>)> {
+    if weights.len() != sizes.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "soze_multi_connection: {} weights but {} sizes",
+            weights.len(),
+            sizes.len()
+        )));
+    }
+    let flows: Vec<FlowSpec> = weights
+        .iter()
+        .zip(&sizes)
+        .map(|(&w, &s)| {
+            let mut f = FlowSpec::new(NodeId(0), NodeId(1), Bytes(s), Time::ZERO);
+            f.weight = w;
+            f
+        })
+        .collect();
+    let (conns, owner) = soze::multi_connection(&flows).map_err(value_error)?;
+    Ok((conns.iter().map(|c| c.size.0).collect(), owner))
+}
+
+/// Söze §5.3.4, Fig. 19 on the packet engine (`fairnet::systems::soze::scaling`): `flows`
+/// weighted long flows on a k-ary fat-tree; the time until 90% of the pacing rates stay within
+/// 10% of the oracle's (None: not within the horizon), beside the oracle's solve time on the
+/// same flows. Runs without the GIL.
+#[pyfunction]
+#[pyo3(signature = (k, flows, seed, horizon_us=None, sample_us=None))]
+fn soze_scaling<'py>(
+    py: Python<'py>,
+    k: u32,
+    flows: usize,
+    seed: u64,
+    horizon_us: Option<u64>,
+    sample_us: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut spec = scaling::ScalingSpec::new(k, flows, seed);
+    if let Some(h) = horizon_us {
+        spec.horizon = Time::from_us(h);
+    }
+    if let Some(s) = sample_us {
+        spec.sample = Time::from_us(s);
+    }
+    let r = py.detach(|| scaling::run(&spec)).map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("k", k)?;
+    d.set_item("hosts", r.hosts)?;
+    d.set_item("flows", r.flows)?;
+    d.set_item("max_base_rtt_s", r.max_base_rtt.as_secs_f64())?;
+    d.set_item("converged_s", r.converged.map(|t| t.as_secs_f64()))?;
+    d.set_item("final_within", r.final_within)?;
+    d.set_item("final_median_error", r.final_median_error)?;
+    d.set_item("delivered_median_error", r.delivered_median_error)?;
+    d.set_item("oracle_solve_s", r.oracle_solve_s)?;
+    d.set_item("sim_wall_s", r.sim_wall_s)?;
+    d.set_item("events", r.events)?;
+    d.set_item("horizon_s", spec.horizon.as_secs_f64())?;
+    Ok(d)
 }
 
 /// s-PERC §8.2.1, Fig. 7 on the packet engine (`fairnet::systems::sperc::fig7`): one scheme
@@ -101,6 +169,8 @@ fn sperc_fig7<'py>(
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(soze_app_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(soze_multi_connection, m)?)?;
+    m.add_function(wrap_pyfunction!(soze_scaling, m)?)?;
     m.add_function(wrap_pyfunction!(sperc_fig7, m)?)?;
     Ok(())
 }

@@ -18,6 +18,7 @@ from fairnet.paper.soze_fig14 import ENTRY as SOZE_FIG14
 from fairnet.paper.soze_fig15_16 import ENTRY as SOZE_FIG15_16
 from fairnet.paper.soze_fig17 import ENTRY as SOZE_FIG17
 from fairnet.paper.soze_fig18 import ENTRY as SOZE_FIG18
+from fairnet.paper.soze_fig18a import ENTRY as SOZE_FIG18A
 from fairnet.paper.soze_fig19 import ENTRY as SOZE_FIG19
 from fairnet.paper.sperc_fct import ENTRIES as SPERC_FCT
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
@@ -36,6 +37,7 @@ REGISTRY: dict[str, Entry] = {
         SOZE_FIG15_16,
         SOZE_FIG17,
         SOZE_FIG18,
+        SOZE_FIG18A,
         SOZE_FIG19,
         SPERC_FIG2,
         SPERC_FIG6,

@@ -23,6 +23,7 @@
 pub mod apps;
 pub mod config;
 pub mod policy;
+pub mod scaling;
 pub mod sender;
 
 #[cfg(test)]

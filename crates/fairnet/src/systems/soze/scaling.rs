@@ -1,0 +1,307 @@
+//! Söze §5.3.4, Fig. 19: how long Söze takes to reach the global weighted max-min allocation as
+//! the fat-tree and the flow count grow, on the packet engine.
+//!
+//! The paper: "once applications have determined the weights, the convergence time towards the
+//! global weighted bandwidth allocation is always around the same magnitude. The average
+//! convergence time for Söze is 0.3 milliseconds, which is around 10 RTTs" (Fig. 19(a), 10k
+//! flows on k = 4 … 16), and "Söze still provides consistent convergence towards the global
+//! weighted allocation within 10 RTTs" (Fig. 19(b), 10 … 1M flows on k = 16). It does not say
+//! what "converged" means, how flows are placed or weighted, or where the flows start.
+//!
+//! Our reading, chosen so that the two halves of Fig. 19 are measured on the same problem:
+//! - **Flows**: the oracle-timing workload ([`crate::workload::fat_tree_problem`]): random
+//!   distinct host pairs of a k-ary fat-tree (100 Gb/s, 1 µs links, 32 MB buffers: Söze §5),
+//!   weights uniform in [0.1, 10], one ECMP path per flow (the engine routes with the same
+//!   per-flow hash and seed, so the oracle sees the engine's paths). Every flow is long-lived
+//!   and starts at time 0 at the sender NIC's line rate (Söze's default start).
+//! - **Rate**: each sender's pacing rate (Söze is rate-based, §3.3; wire bit/s), sampled every
+//!   `sample`. Delivered throughput over a window would be the same in steady state, but with
+//!   hundreds of flows per host a flow sends a packet every ~100 µs and a window of a few RTTs
+//!   holds no packet; the delivered throughput over the last quarter of the run is reported
+//!   beside it as a check ([`ScalingRun::delivered_median_error`]).
+//! - **Converged**: the earliest sample from which on at least `fraction` (90%) of the flows
+//!   are within `tolerance` (10%) of their oracle rate at every sample up to the horizon (the
+//!   s-PERC paper's definition of convergence, §8.2.1, applied to weighted rates).
+//! - **Lowest rate**: Söze's rate floor ([`super::config::DEFAULT_MIN_RATE`], 100 Mb/s) is
+//!   lowered to 1 Mb/s: with 100k–1M flows on 1,024 hosts many weighted fair shares are below
+//!   100 Mb/s and the floor, not Söze, would decide them.
+
+use crate::alloc::{waterfill, Problem};
+use crate::engine::packet::{HostNic, PacketConfig, PacketSim, QdelaySignal, TransportKind};
+use crate::error::{Error, Result};
+use crate::ids::FlowId;
+use crate::topo::builders::{fat_tree, FatTreeSpec};
+use crate::topo::LinkSpec;
+use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
+
+/// A flow that never ends within a run.
+const LONG: Bytes = Bytes(1 << 50);
+
+/// One point of Fig. 19.
+#[derive(Clone, Debug)]
+pub struct ScalingSpec {
+    /// Fat-tree arity (k³/4 hosts).
+    pub k: u32,
+    /// Long-lived flows between random host pairs.
+    pub flows: usize,
+    /// Seed of the pairs, the weights and the ECMP hash.
+    pub seed: u64,
+    /// How often the pacing rates are sampled.
+    pub sample: Time,
+    /// How long the run lasts.
+    pub horizon: Time,
+    /// Relative distance to the oracle rate that counts as converged (0.1: within 10%).
+    pub tolerance: f64,
+    /// Share of the flows that must be within `tolerance` (0.9: 90%).
+    pub fraction: f64,
+    /// Range the flow weights are drawn from, uniformly.
+    pub weights: (f64, f64),
+    /// Söze's `p` (Eq. 6).
+    pub p: Time,
+}
+
+impl ScalingSpec {
+    /// `flows` flows on a k-ary fat-tree, sampled every 10 µs for 2 ms; 90% within 10%.
+    pub fn new(k: u32, flows: usize, seed: u64) -> ScalingSpec {
+        ScalingSpec {
+            k,
+            flows,
+            seed,
+            sample: Time::from_us(10),
+            horizon: Time::from_ms(2),
+            tolerance: 0.10,
+            fraction: 0.90,
+            weights: (0.1, 10.0),
+            p: crate::systems::soze::config::DEFAULT_P,
+        }
+    }
+}
+
+/// What one point measured.
+#[derive(Clone, Debug)]
+pub struct ScalingRun {
+    /// Hosts of the fat-tree.
+    pub hosts: usize,
+    /// Flows run.
+    pub flows: usize,
+    /// Longest base round-trip time of any flow's path (no queueing), for "RTTs".
+    pub max_base_rtt: Time,
+    /// Time from the start until the allocation converged (see the module doc); `None`: not
+    /// within the horizon.
+    pub converged: Option<Time>,
+    /// Share of the flows within `tolerance` of the oracle at the last sample.
+    pub final_within: f64,
+    /// Median relative error of the pacing rates at the last sample.
+    pub final_median_error: f64,
+    /// Median relative error of the delivered throughput over the last quarter of the run.
+    pub delivered_median_error: f64,
+    /// Wall-clock seconds of the oracle's solve on the same flows and paths.
+    pub oracle_solve_s: f64,
+    /// Wall-clock seconds of the packet simulation.
+    pub sim_wall_s: f64,
+    /// Events the packet engine handled.
+    pub events: u64,
+}
+
+/// The weighted oracle problem and the flows of a point (same pairs, weights and paths).
+fn problem(spec: &ScalingSpec) -> Result<(crate::topo::Topology, Vec<FlowSpec>, Problem)> {
+    let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000));
+    let topo = fat_tree(FatTreeSpec {
+        k: spec.k,
+        host_link: link,
+        fabric_link: link,
+        oversubscription: 1,
+    })?;
+    let problem = Problem::new(crate::workload::random_pairs_problem(
+        &topo,
+        spec.flows,
+        spec.seed,
+        spec.weights,
+    )?)?;
+    // The pairs again, from the problem's paths: each path starts at its source host's uplink
+    // and ends at its destination's downlink.
+    let flows = (0..problem.num_flows())
+        .map(|i| {
+            let path = problem.path(i);
+            let src = topo.links()[path[0] as usize].src;
+            let dst = topo.links()[path[path.len() - 1] as usize].dst;
+            let mut f = FlowSpec::new(src, dst, LONG, Time::ZERO);
+            f.weight = problem.weights()[i];
+            f
+        })
+        .collect();
+    Ok((topo, flows, problem))
+}
+
+/// The packet engine as the Söze entries run it (`python/fairnet/paper/soze_common.py`):
+/// backlog signal, no switch filter, queueing host NICs, ACKs first.
+fn config(seed: u64) -> PacketConfig {
+    PacketConfig {
+        transport: TransportKind::Soze,
+        qdelay_lpf: None,
+        qdelay_signal: QdelaySignal::Backlog,
+        host_nic: HostNic::Queue,
+        ack_first: true,
+        seed,
+        ..PacketConfig::default()
+    }
+}
+
+/// Relative errors of `got` against `want` (flows with a positive oracle rate).
+fn errors(got: &[f64], want: &[f64]) -> Vec<f64> {
+    got.iter()
+        .zip(want)
+        .filter(|(_, w)| **w > 0.0)
+        .map(|(g, w)| (g - w).abs() / w)
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The first sample time from which on every sample has at least `fraction` of the flows
+/// within tolerance (`within[i]` the share at `times[i]`); `None` if the last one does not.
+pub fn settled_at(times: &[Time], within: &[f64], fraction: f64) -> Option<Time> {
+    let last_bad = within.iter().rposition(|&w| w < fraction);
+    match last_bad {
+        None => times.first().copied(),
+        Some(i) if i + 1 < times.len() => Some(times[i + 1]),
+        Some(_) => None,
+    }
+}
+
+/// Runs one point of Fig. 19 (see the module doc).
+pub fn run(spec: &ScalingSpec) -> Result<ScalingRun> {
+    if spec.flows == 0 || spec.sample.0 == 0 || spec.horizon < spec.sample {
+        return Err(Error::invalid(
+            "soze scaling",
+            format!(
+                "need flows > 0 and 0 < sample <= horizon, got {} flows, sample {}, horizon {}",
+                spec.flows, spec.sample, spec.horizon
+            ),
+        ));
+    }
+    let (topo, flows, problem) = problem(spec)?;
+    let t0 = std::time::Instant::now();
+    let want = waterfill::solve(&problem).rates;
+    let oracle_solve_s = t0.elapsed().as_secs_f64();
+
+    let mut cfg = config(spec.seed);
+    cfg.soze.p = spec.p;
+    let max_base_rtt = max_base_rtt(&topo, &problem, &cfg);
+    let t1 = std::time::Instant::now();
+    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    let n = flows.len();
+    let mut times = Vec::new();
+    let mut within = Vec::new();
+    let mut rates = vec![0.0; n];
+    let quarter = Time(spec.horizon.0 - spec.horizon.0 / 4);
+    let mut rx_at_quarter: Option<(Time, Vec<u64>)> = None;
+    let mut t = spec.sample;
+    let mut events = 0;
+    while t <= spec.horizon {
+        events = sim.run_until(t)?.events;
+        for (f, r) in rates.iter_mut().enumerate() {
+            *r = sim.pacing_rate(FlowId(f as u32)).unwrap_or(0.0);
+        }
+        let err = errors(&rates, &want);
+        let ok = err.iter().filter(|e| **e <= spec.tolerance).count();
+        times.push(t);
+        within.push(ok as f64 / err.len().max(1) as f64);
+        if rx_at_quarter.is_none() && t >= quarter {
+            let rx = (0..n)
+                .map(|f| sim.received_wire(FlowId(f as u32)).unwrap_or(0))
+                .collect();
+            rx_at_quarter = Some((t, rx));
+        }
+        t += spec.sample;
+    }
+    let (tq, rxq) = rx_at_quarter.expect("the horizon is at least one sample");
+    let now = sim.now();
+    let dt = (now - tq).as_secs_f64();
+    let delivered: Vec<f64> = (0..n)
+        .map(|f| {
+            let rx = sim.received_wire(FlowId(f as u32)).unwrap_or(0);
+            (rx - rxq[f]) as f64 * 8.0 / dt
+        })
+        .collect();
+    Ok(ScalingRun {
+        hosts: topo.hosts().len(),
+        flows: n,
+        max_base_rtt,
+        converged: settled_at(&times, &within, spec.fraction),
+        final_within: *within.last().expect("at least one sample"),
+        final_median_error: median(errors(&rates, &want)),
+        delivered_median_error: if dt > 0.0 {
+            median(errors(&delivered, &want))
+        } else {
+            f64::NAN
+        },
+        oracle_solve_s,
+        sim_wall_s: t1.elapsed().as_secs_f64(),
+        events,
+    })
+}
+
+/// The longest base RTT over the flows' paths: propagation both ways plus one MTU's
+/// serialization per hop out and one ACK's back.
+fn max_base_rtt(topo: &crate::topo::Topology, problem: &Problem, cfg: &PacketConfig) -> Time {
+    let mtu = Bytes(cfg.mtu.0 + cfg.header.0);
+    let ack = Bytes(cfg.header.0);
+    let links = topo.links();
+    (0..problem.num_flows())
+        .map(|f| {
+            problem
+                .path(f)
+                .iter()
+                .map(|&l| {
+                    let l = &links[l as usize];
+                    Time(2 * l.delay.0 + l.capacity.tx_time(mtu).0 + l.capacity.tx_time(ack).0)
+                })
+                .fold(Time::ZERO, |a, b| a + b)
+        })
+        .max()
+        .unwrap_or(Time::ZERO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settled_at_is_the_sample_after_the_last_miss() {
+        let times: Vec<Time> = (1..=5).map(Time::from_us).collect();
+        assert_eq!(
+            settled_at(&times, &[0.5, 0.95, 0.8, 0.92, 0.99], 0.9),
+            Some(Time::from_us(4))
+        );
+        assert_eq!(
+            settled_at(&times, &[0.95, 0.95, 0.91, 0.92, 0.99], 0.9),
+            Some(Time::from_us(1))
+        );
+        assert_eq!(
+            settled_at(&times, &[0.95, 0.95, 0.91, 0.92, 0.5], 0.9),
+            None
+        );
+    }
+
+    #[test]
+    fn the_flows_are_the_oracle_problems_pairs() {
+        let spec = ScalingSpec::new(4, 50, 7);
+        let (topo, flows, problem) = problem(&spec).unwrap();
+        assert_eq!(flows.len(), 50);
+        for (i, f) in flows.iter().enumerate() {
+            assert_ne!(f.src, f.dst);
+            assert!(topo.is_host(f.src) && topo.is_host(f.dst));
+            assert!((0.1..=10.0).contains(&f.weight));
+            assert!(!problem.path(i).is_empty());
+        }
+        assert!(flows.iter().any(|f| f.src != topo.hosts()[0]));
+    }
+}
