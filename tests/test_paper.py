@@ -230,14 +230,20 @@ def test_soze_fig18a_smoke_size_weights_end_a_coflow_together(tmp_path: Path) ->
 def test_soze_apps_smoke_matches_the_papers_ratios(tmp_path: Path) -> None:
     console = Console(record=True, width=160)
     cases = get("soze-apps").run("smoke", tmp_path, console).rows
-    fig6, fig9, fig10 = cases
+    fig6, fig7, fig9, fig10 = cases
+    text = console.export_text()
+    # Fig. 7 (packet level): fair sharing lands f2 (twice f1's size) at about twice f1's time;
+    # with the straggler policy f2 ends within 15% of f1 and the coflow at least 35% sooner.
+    assert fig7["fair_s"] > 1.8 * fig7["f1_fair_s"], fig7
+    assert fig7["policy_s"] < 1.15 * fig7["f1_policy_s"] and fig7["ratio"] < 0.65, fig7
+    assert "Fig. 7: fair f1" in text
     # Fig. 6: 60 → 50 units of GB / C (paper 117 → 96 s, 0.821); Fig. 9: 60 → 50 s exactly.
     assert fig6["ratio"] == pytest.approx(50 / 60, abs=1e-3)
     assert fig9["ratio"] == pytest.approx(50 / 60, abs=1e-3)
     assert fig9["f3_s"] * 60 / fig9["fair_s"] == pytest.approx(20.0, abs=0.01)
     # Fig. 10: shortest-first lowers the mean RPC time and most RPCs finish sooner.
     assert fig10["ratio"] < 1 and fig10["sooner"] > 0.5
-    assert "paper: 20 s" in console.export_text()
+    assert "paper: 20 s" in text
 
 
 def test_sperc_fig9_smoke_rcp_tracks_max_min_on_long_flows_and_pfabric_wins_short_ones(

@@ -22,8 +22,9 @@ fn case<'py>(py: Python<'py>, c: &AppCase) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Söze §5.1's application cases on the flow-level engine (`fairnet::systems::soze::apps`):
-/// Fig. 6 (critical path), Fig. 9 (altruistic; with `f3_s`), Fig. 10 (shortest-flow first,
+/// Söze §5.1's application cases (`fairnet::systems::soze::apps`): Fig. 6 (critical path),
+/// Fig. 7 (straggler mitigation on the packet engine; with f1's times, f2's largest weight and
+/// the background's rate), Fig. 9 (altruistic; with `f3_s`), Fig. 10 (shortest-flow first,
 /// `rpcs` requests per sender, seeded; with `sooner`: the fraction of RPCs that finish sooner).
 #[pyfunction]
 fn soze_app_cases<'py>(
@@ -34,11 +35,17 @@ fn soze_app_cases<'py>(
     let fig6 = apps::fig6_critical_path().map_err(value_error)?;
     let (fig9, f3) = apps::fig9_altruistic().map_err(value_error)?;
     let (fig10, sooner) = apps::fig10_shortest_first(rpcs, seed).map_err(value_error)?;
+    let (fig7, fair, mitigated) = py.detach(apps::fig7_case).map_err(value_error)?;
     let d9 = case(py, &fig9)?;
     d9.set_item("f3_s", f3)?;
     let d10 = case(py, &fig10)?;
     d10.set_item("sooner", sooner)?;
-    Ok(vec![case(py, &fig6)?, d9, d10])
+    let d7 = case(py, &fig7)?;
+    d7.set_item("f1_fair_s", fair.f1_s)?;
+    d7.set_item("f1_policy_s", mitigated.f1_s)?;
+    d7.set_item("f2_max_weight", mitigated.f2_max_weight)?;
+    d7.set_item("background_bps", mitigated.background_bps)?;
+    Ok(vec![case(py, &fig6)?, d7, d9, d10])
 }
 
 /// Söze §5.3.2's Multi-Conn comparison (`fairnet::systems::soze::multi_connection`): a flow of
