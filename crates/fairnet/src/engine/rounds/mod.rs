@@ -3,9 +3,12 @@
 //!
 //! # The model (s-PERC §2, assumptions 6–12)
 //!
-//! - Every flow has exactly one control packet in flight (assumption 6). The packet visits the
-//!   links of the flow's path in order (the *forward* pass, where links update it: §8.2.1 "control
-//!   packets are only updated in the forward direction"), then returns to the source.
+//! - Every flow has exactly one control packet in flight (assumption 6). The packet "goes back
+//!   and forth between the sender and receiver across the same set of links" (assumption 6):
+//!   with [`RoundsConfig::two_way`] (default) every link of the path processes it on the way
+//!   out and again, in reverse order, on the way back; without it only on the way out (the
+//!   paper's WAN simulations, §8.2.1: "control packets are only updated in the forward
+//!   direction, increasing convergence time by a factor of two"). Then it is at the source.
 //! - Each link runs a [`LinkAlgorithm`]: per-link state plus the packet's per-link fields, and an
 //!   optional timeout action once per round (s-PERC Algorithm 5 / 7).
 //! - At the source the flow's rate becomes the minimum allocation `x` carried in the packet
@@ -20,16 +23,18 @@
 //! fixes it before the run from the delay model, as a hard bound, so that the links' per-round
 //! timeouts and the unit of convergence time are the same number:
 //!
-//! - [`DelayModel::FixedRtt`] (default): every traversal takes exactly `rtt`. Each flow's `P`
-//!   link visits sit at `rtt · (g_0 + … + g_k) / (g_0 + … + g_P)` after the send, for i.i.d.
-//!   uniform gaps `g` drawn once per flow, so the order in which a link sees its flows is random
-//!   (and the same every round). Every RTT equals the maximum, one round = one RTT (Fig. 6
-//!   caption: "1 round = 1 RTT"), and every link sees every flow exactly once per round.
+//! - [`DelayModel::FixedRtt`] (default): every traversal takes exactly `rtt`. Each flow's `V`
+//!   link visits (`P`, or `2P` with `two_way`) sit at `rtt · (g_0 + … + g_k) / (g_0 + … + g_V)`
+//!   after the send, for i.i.d. uniform gaps `g` drawn once per flow, so the order in which a
+//!   link sees its flows is random (and the same every round). Every RTT equals the maximum,
+//!   one round = one RTT (Fig. 6 caption: "1 round = 1 RTT"), and every link sees every flow
+//!   once per round on each pass.
 //! - [`DelayModel::Uniform`]: every hop (and the return) takes an i.i.d. delay uniform in
 //!   `[min, max]`, redrawn for every traversal, so the orders change every round. The round is
-//!   `(max path length + 1) · max`, the largest possible RTT; it also bounds the time between two
-//!   visits of a flow at a link (both are sums of `P + 1` hop delays), so "in one round a link is
-//!   guaranteed to see at least one control packet of every flow".
+//!   `(V + 1) · max` with `V` the most link visits of a traversal (the longest path, twice with
+//!   `two_way`), the largest possible RTT; it also bounds the time between two visits of a flow
+//!   at a link (both are sums of `V + 1` hop delays), so "in one round a link is guaranteed to
+//!   see at least one control packet of every flow".
 //!
 //! Redrawing the link visit times inside a fixed RTT would break that guarantee (a flow seen
 //! early in one RTT and late in the next is absent from a whole round at that link), which
@@ -159,6 +164,11 @@ pub struct RoundsConfig {
     pub departures: Vec<Departure>,
     /// Record every change of a source's rate.
     pub trace: bool,
+    /// Links process the control packet on its way back too, in reverse path order (s-PERC §2
+    /// assumption 6, "back and forth ... across the same set of links"). Default true; false is
+    /// the forward-only updating of the paper's WAN runs (§8.2.1). A FIN is processed on the
+    /// way out only: the links forget the flow there, and the reverse visits would find nothing.
+    pub two_way: bool,
 }
 
 impl Default for RoundsConfig {
@@ -173,6 +183,7 @@ impl Default for RoundsConfig {
             tolerance: 1e-6,
             departures: Vec::new(),
             trace: false,
+            two_way: true,
         }
     }
 }
@@ -383,7 +394,9 @@ pub fn simulate<A: LinkAlgorithm>(
         Vec::new()
     };
 
-    let max_len = (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
+    // Link visits per traversal: the path, and with `two_way` the path again in reverse.
+    let passes = if cfg.two_way { 2 } else { 1 };
+    let max_len = passes * (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
     let round = match cfg.delay {
         DelayModel::FixedRtt { rtt } => rtt.0,
         DelayModel::Uniform { max, .. } => {
@@ -407,9 +420,10 @@ pub fn simulate<A: LinkAlgorithm>(
     let drop_end = (cfg.drop_rounds * round as f64) as u64;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
 
-    // Schedule of the current traversal of every flow: P link visits then the return.
-    let sched_ptr: Vec<usize> = (0..=n).map(|f| ptr[f] + f).collect();
-    let mut sched = vec![0u64; path.len() + n];
+    // Schedule of the current traversal of every flow: its link visits (P, or 2P with
+    // `two_way`), then the arrival at the source.
+    let sched_ptr: Vec<usize> = (0..=n).map(|f| passes * ptr[f] + f).collect();
+    let mut sched = vec![0u64; passes * path.len() + n];
     let mut sent_at = vec![0u64; n];
     let mut fin = vec![false; n];
     let mut gone = vec![false; n];
@@ -493,7 +507,9 @@ pub fn simulate<A: LinkAlgorithm>(
                 let f = id;
                 let k = ((payload >> 2) & 0x3fff_ffff) as usize;
                 let len = ptr[f + 1] - ptr[f];
-                if k == len {
+                // A FIN goes out only (see `RoundsConfig::two_way`).
+                let visits = if fin[f] { len } else { passes * len };
+                if k == visits {
                     // Back at the source: new rate = min allocation (assumption 10).
                     let pk = &hops[ptr[f]..ptr[f + 1]];
                     let r = pk
@@ -526,17 +542,19 @@ pub fn simulate<A: LinkAlgorithm>(
                     push(&mut heap, sent_at[f] + round, ev(EV_RESEND, f as u32, 0));
                     continue;
                 }
-                let s = ptr[f] + k;
+                // Visit k: hop k on the way out, hop 2·len − 1 − k on the way back.
+                let hop = if k < len { k } else { 2 * len - 1 - k };
+                let s = ptr[f] + hop;
                 let l = path[s] as usize;
                 updates += 1;
                 let u = Update {
                     flow: f as u32,
-                    hop: k,
+                    hop,
                     local: local[s],
                     leaving: fin[f],
                 };
                 alg.process(&mut links[l], u, &mut hops[ptr[f]..ptr[f + 1]]);
-                if k + 1 < len {
+                if k + 1 < visits {
                     push(
                         &mut heap,
                         sched[sched_ptr[f] + k + 1],
@@ -579,8 +597,8 @@ pub fn simulate<A: LinkAlgorithm>(
                 }
                 push(
                     &mut heap,
-                    sched[sched_ptr[f] + len],
-                    ev(EV_HOP, f as u32, len as u32),
+                    sched[sched_ptr[f] + visits],
+                    ev(EV_HOP, f as u32, visits as u32),
                 );
             }
             EV_RESEND => {

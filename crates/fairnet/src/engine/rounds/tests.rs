@@ -56,8 +56,9 @@ fn same_matrix_for_same_seed() {
 
 #[test]
 fn one_round_is_one_rtt_and_every_flow_is_updated_once_per_round() {
-    // FixedRtt: each link sees each flow exactly once per round, so after R rounds with no early
-    // stop there were R · Σ path lengths updates (± the traversals in flight at the horizon).
+    // FixedRtt: each link sees each flow exactly once per round and pass (out and back), so
+    // after R rounds with no early stop there were 2R · Σ path lengths updates (± the
+    // traversals in flight at the horizon); forward-only, R · Σ path lengths.
     let p = sparse(1);
     let cfg = RoundsConfig {
         max_rounds: 10,
@@ -73,11 +74,28 @@ fn one_round_is_one_rtt_and_every_flow_is_updated_once_per_round() {
     )
     .unwrap();
     assert_eq!(o.round, Time::from_us(10));
-    let nnz = p.path_links().len() as u64;
+    let nnz = 2 * p.path_links().len() as u64;
     assert!(
         o.updates >= 10 * nnz - nnz && o.updates <= 10 * nnz,
         "{} updates",
         o.updates
+    );
+    let one_way = simulate(
+        &p,
+        &NPerc {
+            div: Divider::Exact,
+        },
+        &RoundsConfig {
+            two_way: false,
+            ..cfg
+        },
+    )
+    .unwrap();
+    let nnz = nnz / 2;
+    assert!(
+        one_way.updates >= 10 * nnz - nnz && one_way.updates <= 10 * nnz,
+        "{} updates",
+        one_way.updates
     );
 }
 
@@ -109,7 +127,11 @@ fn uniform_delays_converge_and_bound_the_round() {
         )
         .unwrap(),
     ] {
-        assert_eq!(o.round, Time::from_us(12), "(5 hops + return) · 2 µs");
+        assert_eq!(
+            o.round,
+            Time::from_us(22),
+            "(5 hops out + 5 back + return) · 2 µs"
+        );
         assert!(o.converged && !o.exceeds_6n2, "{:?}", o.convergence_rounds);
     }
 }

@@ -138,6 +138,9 @@ fn d_stable_rounds() -> u32 {
 fn d_tolerance() -> f64 {
     1e-6
 }
+fn d_two_way() -> bool {
+    true
+}
 
 /// The scenario's `[engine]` section for `kind = "rounds"`. Defaults are the paper's (§8.1).
 ///
@@ -149,6 +152,7 @@ fn d_tolerance() -> f64 {
 /// # max_rounds = 100            # §8.1.2 runs 100 RTTs
 /// # drop_probability = 0.01     # per link, during the first drop_rounds = 20 rounds
 /// # delay = { kind = "fixed_rtt", rtt = "10us" }
+/// # two_way = true              # links update the packet out and back (§2 assumption 6)
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -185,6 +189,11 @@ pub struct RoundsSpec {
     /// Record every rate change at the sources.
     #[serde(default)]
     pub trace: bool,
+    /// Links process the control packet on its way back too (s-PERC §2 assumption 6: it "goes
+    /// back and forth ... across the same set of links"). Default true; false: forward only,
+    /// as the paper's WAN runs (§8.2.1).
+    #[serde(default = "d_two_way")]
+    pub two_way: bool,
 }
 
 impl Default for RoundsSpec {
@@ -200,6 +209,7 @@ impl Default for RoundsSpec {
             tolerance: d_tolerance(),
             departures: Vec::new(),
             trace: false,
+            two_way: d_two_way(),
         }
     }
 }
@@ -217,6 +227,7 @@ impl RoundsSpec {
             tolerance: self.tolerance,
             departures: self.departures.clone(),
             trace: self.trace,
+            two_way: self.two_way,
         }
     }
 
