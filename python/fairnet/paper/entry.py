@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
 SCALES = ("smoke", "full")
 
@@ -45,6 +46,14 @@ class Entry:
         path.write_text(json.dumps(doc | {"rows": result.rows}, indent=1) + "\n")
         result.files.append(path)
         return result
+
+
+def results_table(title: str, columns: tuple[str, ...] | list[str]) -> Table:
+    """A table of an entry's results: right-aligned columns, ours beside the paper's."""
+    t = Table(title=title)
+    for col in columns:
+        t.add_column(col, justify="right")
+    return t
 
 
 def save_figure(fig: Any, outdir: Path, stem: str) -> list[Path]:

@@ -23,10 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from fairnet import _core
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 
 RPCS = {"smoke": 20, "full": 200}
 #: What the paper says where it gives no times.
@@ -43,9 +42,10 @@ def seconds(t: float) -> str:
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     cases = [dict(c) for c in _core.soze_app_cases(RPCS[scale], 1)]
-    t = Table(title=f"Söze §5.1 application cases (flow level, {scale})")
-    for col in ("figure", "what", "fair", "policy", "ratio", "paper", "paper ratio"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze §5.1 application cases (flow level, {scale})",
+        ("figure", "what", "fair", "policy", "ratio", "paper", "paper ratio"),
+    )
     for c in cases:
         pf, pp = c["paper_fair_s"], c["paper_policy_s"]
         scale_to_paper = pf / c["fair_s"] if pf else None

@@ -25,10 +25,9 @@ from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from fairnet import _core, flowsim
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 
 #: Söze §5.1.6: "the average job completion time is reduced by 0.79×, and the maximum
 #: reduction is 0.59×".
@@ -110,9 +109,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         "paper_mean_ratio": PAPER_MEAN_RATIO,
         "paper_best_ratio": PAPER_BEST_RATIO,
     }
-    t = Table(title=f"Söze Fig. 11: TPC-H JCT, weighted / fair (k = {k}, SF {sf}, {scale})")
-    for col in ("query", "fair JCT", "weighted JCT", "ratio", "single path"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Fig. 11: TPC-H JCT, weighted / fair (k = {k}, SF {sf}, {scale})",
+        ("query", "fair JCT", "weighted JCT", "ratio", "single path"),
+    )
     for r in rows:
         t.add_row(
             f"Q{r['query']}",

@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import (
     INTERVAL,
     Series,
@@ -102,18 +101,19 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper": "Söze: higher utilization, faster convergence, lower RTT (plots)",
                 }
             )
-    t = Table(title=f"Söze Figs. 12–13 ({scale}): 1 → 3 → 1 flows into one 25 Gb/s port")
-    for col in (
-        "scheme",
-        "phase",
-        "flows",
-        "utilization",
-        "max err",
-        "converged",
-        "queue mean",
-        "queue max",
-    ):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Figs. 12–13 ({scale}): 1 → 3 → 1 flows into one 25 Gb/s port",
+        (
+            "scheme",
+            "phase",
+            "flows",
+            "utilization",
+            "max err",
+            "converged",
+            "queue mean",
+            "queue max",
+        ),
+    )
     for r in rows:
         t.add_row(
             r["scheme"],

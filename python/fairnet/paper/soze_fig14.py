@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import (
     LINK_BPS,
     hpcc_engine,
@@ -77,19 +76,18 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             }
         row["paper"] = "Söze accurate and stable; HPCC neither (figure only)"
         rows.append(row)
-    t = Table(
-        title=f"Söze Fig. 14 ({scale}): step-in & step-out, {PHASE_S[scale] * 1e3:g} ms steps"
+    t = results_table(
+        f"Söze Fig. 14 ({scale}): step-in & step-out, {PHASE_S[scale] * 1e3:g} ms steps",
+        (
+            "phase",
+            "flows",
+            "oracle share",
+            "Söze max err",
+            "Söze converged",
+            "HPCC max err",
+            "HPCC converged",
+        ),
     )
-    for col in (
-        "phase",
-        "flows",
-        "oracle share",
-        "Söze max err",
-        "Söze converged",
-        "HPCC max err",
-        "HPCC converged",
-    ):
-        t.add_column(col, justify="right")
     for k, r in enumerate(rows):
         t.add_row(
             str(k + 1),

@@ -44,10 +44,9 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 import fairnet
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import soze_engine
 from fairnet.runner import SIZE_BINS, slowdown_by_size
 
@@ -137,9 +136,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
 
 def _print(rows: list[dict[str, Any]], scale: str, console: Console) -> None:
     k = SCALE[scale]["k"]
-    t = Table(title=f"Söze Figs. 15–16 ({scale}): Google RPC on a k = {k} fat-tree, FCT slowdown")
-    for col in ("load", "scheme", "done", "all p50", "all p99"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Figs. 15–16 ({scale}): Google RPC on a k = {k} fat-tree, FCT slowdown",
+        ("load", "scheme", "done", "all p50", "all p99"),
+    )
     for _, _, label in SIZE_BINS:
         t.add_column(f"{label} p50 / p99", justify="right")
     for r in rows:

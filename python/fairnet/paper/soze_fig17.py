@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import (
     INTERVAL,
     LINK_BPS,
@@ -128,21 +127,22 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                 "paper_convergence": "within 10 RTTs (§5.3.1)",
             }
         )
-    t = Table(title=f"Söze Fig. 17 ({scale}): flow 1's weight 1 → 5, {p * 1e3:g} ms phases")
-    for col in (
-        "w1",
-        "flow 1 ours / oracle",
-        "flows 2-6 ours (Gb/s)",
-        "max err Söze",
-        "max err WRR+AIMD",
-        "converged WRR",
-        "qdelay sw1 / sw2",
-        "converged",
-        "util sw1/sw2 Söze",
-        "util sw1/sw2 WRR",
-        "paper (Fig. 17)",
-    ):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Fig. 17 ({scale}): flow 1's weight 1 → 5, {p * 1e3:g} ms phases",
+        (
+            "w1",
+            "flow 1 ours / oracle",
+            "flows 2-6 ours (Gb/s)",
+            "max err Söze",
+            "max err WRR+AIMD",
+            "converged WRR",
+            "qdelay sw1 / sw2",
+            "converged",
+            "util sw1/sw2 Söze",
+            "util sw1/sw2 WRR",
+            "paper (Fig. 17)",
+        ),
+    )
     for r in rows:
         t.add_row(
             f"{r['weight']:g}",

@@ -24,9 +24,8 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import (
     LINK_BPS,
     flow_list,
@@ -125,9 +124,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper": "accurate" if panel == "c" else "less accurate",
                 }
             )
-    t = Table(title=f"Söze Fig. 18(b)-(d) ({scale}): flow 0 vs flow 1 into one 100 Gb/s port")
-    for col in ("panel", "setting", "flow 0 / flow 1 ours", "oracle", "error", "paper (§5.3.2)"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Fig. 18(b)-(d) ({scale}): flow 0 vs flow 1 into one 100 Gb/s port",
+        ("panel", "setting", "flow 0 / flow 1 ours", "oracle", "error", "paper (§5.3.2)"),
+    )
     for r in rows:
         t.add_row(
             r["panel"],

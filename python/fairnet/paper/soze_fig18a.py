@@ -36,11 +36,10 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 import fairnet
 from fairnet import _core
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import LINK_BPS, soze_engine
 
 #: Flows per coflow and WRR queues per port (§5.3.2).
@@ -156,9 +155,10 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
                     "cct_over_ideal": float(fct.max() / ideal),
                 }
             )
-    t = Table(title=f"Söze Fig. 18(a) ({scale}): one coflow of 10 flows into one port")
-    for col in ("scheme", "FCT spread: mean", "max", "CCT / ideal: mean", "paper (§5.3.2)"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Fig. 18(a) ({scale}): one coflow of 10 flows into one port",
+        ("scheme", "FCT spread: mean", "max", "CCT / ideal: mean", "paper (§5.3.2)"),
+    )
     paper = {
         "Söze": "minimum FCT difference",
         "Multi-Conn": "integer weights only",

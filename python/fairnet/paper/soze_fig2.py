@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.paper.soze_common import (
     LINK_BPS,
     flow_list,
@@ -91,9 +90,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             "paper": "Fig. 2: converges (no number)",
         }
     )
-    t = Table(title=f"Söze Fig. 2 ({scale}): 4 flows, weights 1-4, one 100 Gb/s port")
-    for col in ("", "ours", "oracle / target", "error", "paper (§3.1, Fig. 2)"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"Söze Fig. 2 ({scale}): 4 flows, weights 1-4, one 100 Gb/s port",
+        ("", "ours", "oracle / target", "error", "paper (§3.1, Fig. 2)"),
+    )
     for r in rows[:4]:
         t.add_row(
             r["what"],

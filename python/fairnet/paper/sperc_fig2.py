@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from fairnet.alloc import allocate
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 
 LINKS = {"l20": 20e9, "l30": 30e9, "l12": 12e9}
 FLOWS = {"flow 1": ["l20", "l30"], "flow 2": ["l30", "l12"]}
@@ -39,9 +38,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                 "paper_bottleneck": bottleneck,
             }
         )
-    t = Table(title="s-PERC Fig. 2: max-min fair rates of the running example")
-    for col in ("flow", "links", "ours", "bottleneck", "paper", "paper's bottleneck"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        "s-PERC Fig. 2: max-min fair rates of the running example",
+        ("flow", "links", "ours", "bottleneck", "paper", "paper's bottleneck"),
+    )
     for r in rows:
         t.add_row(
             r["flow"],

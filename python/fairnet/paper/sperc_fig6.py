@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 
 ALGORITHMS = ("fair", "s_perc", "n_perc")
 #: (links M, flows N, links per flow P)
@@ -123,9 +122,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper_tail": paper[a][1],
                 }
             )
-    t = Table(title=f"s-PERC Fig. 6: convergence time ({scale}; paper values approximate)")
-    for col in ("panel", "algorithm", "runs", "converged", "ours p50 / tail", "paper p50 / tail"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"s-PERC Fig. 6: convergence time ({scale}; paper values approximate)",
+        ("panel", "algorithm", "runs", "converged", "ours p50 / tail", "paper p50 / tail"),
+    )
     for r in rows:
         ours = f"{r['median']:.1f} / {r['tail']:.1f}" if r["median"] is not None else "-"
         t.add_row(
