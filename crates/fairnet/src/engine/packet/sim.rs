@@ -909,8 +909,9 @@ impl PacketSim {
 
     /// [`HostNic::Pull`]: if the host's NIC is idle with an empty queue, sends one data packet
     /// from the first active flow (round robin) that may send now. [`HostNic::Queue`]: hands
-    /// every flow's packets that may be sent now to the NIC queue (round robin). Schedules a
-    /// wake-up for paced flows.
+    /// every flow's packets that may be sent now to the NIC queue (round robin).
+    /// [`HostNic::Weighted`]: as pull, the flow chosen by start-time fair queueing tags
+    /// ([`Self::host_pick_weighted`]). Schedules a wake-up for paced flows.
     fn host_pull(&mut self, now: u64, h: u32) {
         let nic = self.hosts[h as usize].nic;
         if nic == u32::MAX {
