@@ -234,6 +234,14 @@ pub enum HostNic {
     /// unpaced window is handed over at once (a host stops handing packets over while its
     /// FIFO holds half the link buffer). The FIFO is not part of the link's queue statistics.
     Queue,
+    /// As [`HostNic::Pull`] (data never waits in a NIC queue, the NIC reports no queueing
+    /// delay), but the idle NIC takes the packet from the flow that may send with the
+    /// smallest start-time fair queueing tag, advanced by wire bytes over the flow's weight
+    /// (Goyal, Vin & Cheng, SIGCOMM 1996): flows whose rates add up to more than the line rate
+    /// share it in proportion to their weights (weighted max-min at the uplink), and flows
+    /// sending below their share leave without waiting behind the others. Scans the host's
+    /// active flows per packet.
+    Weighted,
 }
 
 /// Which ports' queue lengths a run with [`RecordConfig`] samples.

@@ -43,4 +43,7 @@ pub(crate) struct Host {
     /// the NIC (FIFO), and their wire bytes.
     pub fifo: VecDeque<super::pkt::PacketId>,
     pub fifo_bytes: u64,
+    /// [`super::config::HostNic::Weighted`]: the start tag of the last packet sent (the
+    /// scheduler's virtual time, wire bytes per unit weight).
+    pub vtime: f64,
 }

@@ -86,6 +86,9 @@ struct FlowState {
     rx_wire: u64,
     /// `rx_wire` at the previous sample.
     rx_wire_sampled: u64,
+    /// [`HostNic::Weighted`]: the flow's start-time fair queueing finish tag (wire bytes per
+    /// unit weight) at its host's NIC.
+    nic_tag: f64,
 }
 
 /// The time series of [`super::config::RecordConfig`], filled between events.
@@ -312,6 +315,7 @@ impl PacketSim {
                 shim: None,
                 fifo: VecDeque::new(),
                 fifo_bytes: 0,
+                vtime: 0.0,
             });
         }
 
@@ -527,6 +531,7 @@ impl PacketSim {
                 delack: DelAck::default(),
                 rx_wire: 0,
                 rx_wire_sampled: 0,
+                nic_tag: 0.0,
             });
         }
 
@@ -904,15 +909,16 @@ impl PacketSim {
 
     /// [`HostNic::Pull`]: if the host's NIC is idle with an empty queue, sends one data packet
     /// from the first active flow (round robin) that may send now. [`HostNic::Queue`]: hands
-    /// every flow's packets that may be sent now to the NIC queue (round robin). Schedules a
-    /// wake-up for paced flows.
+    /// every flow's packets that may be sent now to the NIC queue (round robin).
+    /// [`HostNic::Weighted`]: as pull, the flow chosen by start-time fair queueing tags
+    /// ([`Self::host_pick_weighted`]). Schedules a wake-up for paced flows.
     fn host_pull(&mut self, now: u64, h: u32) {
         let nic = self.hosts[h as usize].nic;
         if nic == u32::MAX {
             return;
         }
-        let queue = self.cfg.host_nic == HostNic::Queue;
-        if queue {
+        let mode = self.cfg.host_nic;
+        if mode == HostNic::Queue {
             self.host_hand_over(now, h);
             self.host_drain(now, h, nic);
             return;
@@ -923,7 +929,88 @@ impl PacketSim {
                 return; // the pending PortFree pulls again
             }
         }
-        self.host_round(now, h, nic, false);
+        if mode == HostNic::Weighted {
+            self.host_pick_weighted(now, h);
+        } else {
+            self.host_round(now, h, nic, false);
+        }
+    }
+
+    /// [`HostNic::Weighted`], the NIC idle: sends one data packet from the flow that may send
+    /// now with the smallest start tag `max(finish tag, host virtual time)`, then advances
+    /// the host's virtual time to that start tag and the flow's finish tag by the packet's
+    /// wire bytes over the flow's weight (start-time fair queueing, Goyal, Vin & Cheng,
+    /// SIGCOMM 1996); ties go to the earlier flow of the host's list. Schedules a wake-up for
+    /// paced flows when none may send.
+    fn host_pick_weighted(&mut self, now: u64, h: u32) {
+        let mut wait = u64::MAX;
+        let mut best: Option<(f64, u32)> = None;
+        let vtime = self.hosts[h as usize].vtime;
+        let n = self.hosts[h as usize].active.len();
+        for _ in 0..n {
+            let f = self.hosts[h as usize]
+                .active
+                .pop_front()
+                .expect("n entries");
+            match self.send_state(now, h, f) {
+                SendState::Ready => {
+                    let start = self.flows[f as usize].nic_tag.max(vtime);
+                    if best.is_none_or(|(b, _)| start < b) {
+                        best = Some((start, f));
+                    }
+                    self.hosts[h as usize].active.push_back(f);
+                }
+                SendState::Wait(t) => {
+                    wait = wait.min(t.0);
+                    self.hosts[h as usize].active.push_back(f);
+                }
+                SendState::Blocked | SendState::Done => self.flows[f as usize].active = false,
+            }
+        }
+        if let Some((start, f)) = best {
+            let wire = self.send_data(now, f, false);
+            self.hosts[h as usize].vtime = start;
+            let fl = &mut self.flows[f as usize];
+            fl.nic_tag = start + wire as f64 / fl.spec.weight;
+            return; // the NIC's PortFree pulls again
+        }
+        self.schedule_host_wake(h, wait);
+    }
+
+    /// Whether flow `f` of host `h` may send a data packet now (its transport's state, then the
+    /// host shim's rate limiter).
+    #[inline]
+    fn send_state(&mut self, now: u64, h: u32, f: u32) -> SendState {
+        let fl = &self.flows[f as usize];
+        let state = match &fl.sender {
+            // A stopped flow (`stop_flow`) sends nothing more.
+            _ if fl.finished => SendState::Done,
+            Sender::Tcp(s) => s.state(Time(now)),
+            Sender::Udp(u) => u.state(Time(now)),
+        };
+        if state == SendState::Ready {
+            if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                let wire = self.mss as u32 + self.header as u32;
+                let t = shim.earliest_send(FlowId(f), wire, Time(now));
+                if t.0 > now {
+                    return SendState::Wait(t);
+                }
+            }
+        }
+        state
+    }
+
+    /// Schedules a `HostWake` of host `h` at `wait` (`u64::MAX`: none) unless one is pending
+    /// earlier.
+    #[inline]
+    fn schedule_host_wake(&mut self, h: u32, wait: u64) {
+        if wait != u64::MAX {
+            let host = &mut self.hosts[h as usize];
+            if wait < host.wake_at {
+                host.wake_at = wait;
+                self.events.push(Time(wait), Event::HostWake(h));
+            }
+        }
     }
 
     /// [`HostNic::Queue`]: every flow that may send now hands its packets to the host's FIFO
@@ -967,23 +1054,7 @@ impl PacketSim {
                     .active
                     .pop_front()
                     .expect("n entries");
-                let fl = &mut self.flows[f as usize];
-                let mut state = match &fl.sender {
-                    // A stopped flow (`stop_flow`) sends nothing more.
-                    _ if fl.finished => SendState::Done,
-                    Sender::Tcp(s) => s.state(Time(now)),
-                    Sender::Udp(u) => u.state(Time(now)),
-                };
-                if state == SendState::Ready {
-                    if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
-                        let wire = self.mss as u32 + self.header as u32;
-                        let t = shim.earliest_send(FlowId(f), wire, Time(now));
-                        if t.0 > now {
-                            state = SendState::Wait(t);
-                        }
-                    }
-                }
-                match state {
+                match self.send_state(now, h, f) {
                     SendState::Ready => {
                         self.hosts[h as usize].active.push_back(f);
                         self.send_data(now, f, queue);
@@ -1000,7 +1071,7 @@ impl PacketSim {
                         wait = wait.min(t.0);
                         self.hosts[h as usize].active.push_back(f);
                     }
-                    SendState::Blocked | SendState::Done => fl.active = false,
+                    SendState::Blocked | SendState::Done => self.flows[f as usize].active = false,
                 }
             }
             // Queue mode: rounds until none of the flows may send now.
@@ -1008,18 +1079,12 @@ impl PacketSim {
                 break;
             }
         }
-        if wait != u64::MAX {
-            let host = &mut self.hosts[h as usize];
-            if wait < host.wake_at {
-                host.wake_at = wait;
-                self.events.push(Time(wait), Event::HostWake(h));
-            }
-        }
+        self.schedule_host_wake(h, wait);
     }
 
     /// Builds flow `f`'s next data packet and sends it, or with `to_fifo` hands it to the
-    /// host's FIFO ([`HostNic::Queue`]).
-    fn send_data(&mut self, now: u64, f: u32, to_fifo: bool) {
+    /// host's FIFO ([`HostNic::Queue`]); returns the packet's wire bytes.
+    fn send_data(&mut self, now: u64, f: u32, to_fifo: bool) -> u64 {
         let fl = &mut self.flows[f as usize];
         let size = fl.spec.size.0;
         let (seg, ecn, remaining) = match &mut fl.sender {
@@ -1071,6 +1136,7 @@ impl PacketSim {
         } else {
             self.forward(now, id, src);
         }
+        wire
     }
 
     /// Sends packet `id`, now at `node`, to its next link.
