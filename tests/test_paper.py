@@ -56,9 +56,25 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
     b = [r for r in result.rows if r["panel"] == "b"]
     assert [r["k"] for r in a] == [4, 8, 12, 16] and {r["flows"] for r in a} == {10_000}
     assert [r["flows"] for r in b] == [10, 100, 1_000, 10_000] and {r["k"] for r in b} == {16}
-    assert all(r["check"] for r in result.rows)  # every allocation verified independently
+    assert all(r["check"] for r in a + b)  # every allocation verified independently
     assert b[0]["paper_s"] == pytest.approx(1.81e-3)  # the paper's own number, beside ours
-    assert "1.81 ms" in console.export_text()
+    # Söze on the packet engine: with 10 flows on k = 4 (flows rarely share a bottleneck) 90% of
+    # the flows are within 10% of the oracle from some time within 1 ms on (the paper: "0.3
+    # milliseconds"); the denser points are printed as measured (docs/systems/soze.md).
+    soze = [r for r in result.rows if r["panel"].startswith("soze-")]
+    assert [(r["panel"], r["k"], r["flows"]) for r in soze] == [
+        ("soze-a", 4, 100),
+        ("soze-a", 8, 100),
+        ("soze-b", 4, 10),
+        ("soze-b", 4, 100),
+        ("soze-b", 4, 1_000),
+    ]
+    sparse = soze[2]
+    assert sparse["converged_s"] is not None and sparse["converged_s"] < 1e-3, sparse
+    assert sparse["final_within"] >= 0.9, sparse
+    assert all(0 <= r["final_within"] <= 1 for r in soze)
+    text = console.export_text()
+    assert "1.81 ms" in text and "Söze Fig. 19(b): convergence" in text
     assert (tmp_path / "soze-fig19.png").exists()
 
 

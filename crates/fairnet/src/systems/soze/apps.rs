@@ -11,7 +11,7 @@
 
 use super::policy::{run_mitigating_stragglers, JobSumPreserving, StragglerMitigation};
 use crate::engine::flow::{run, run_with, FlowSimConfig, FluidFlow};
-use crate::engine::packet::{HostNic, PacketConfig, PacketSim, QdelaySignal, TransportKind};
+use crate::engine::packet::PacketSim;
 use crate::engine::Progress;
 use crate::error::Result;
 use crate::ids::NodeId;
@@ -244,13 +244,7 @@ pub fn fig7_straggler(f1_bytes: u64, mitigate: bool, every: Time) -> Result<Stra
     for (src, dst) in [(2, 1), (3, 1), (4, 1), (7, 6), (8, 6), (9, 6)] {
         flows.push(FlowSpec::new(NodeId(src), NodeId(dst), long, Time::ZERO));
     }
-    let mut cfg = PacketConfig {
-        transport: TransportKind::Soze,
-        qdelay_signal: QdelaySignal::Backlog,
-        host_nic: HostNic::Queue,
-        ack_first: true,
-        ..PacketConfig::default()
-    };
+    let mut cfg = super::packet_config();
     cfg.soze.beta = Some(Rate::gbps(5));
     let mut sim = PacketSim::new(&topo, &flows, cfg)?;
     let n = flows.len();

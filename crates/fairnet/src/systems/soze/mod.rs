@@ -32,6 +32,7 @@ mod tests;
 pub use config::{SozeConfig, SozeControl, SozeUpdate};
 pub use sender::{default_range, Soze, Target};
 
+use crate::engine::packet::{HostNic, PacketConfig, QdelaySignal, TransportKind};
 use crate::error::{Error, Result};
 use crate::units::Bytes;
 use crate::workload::FlowSpec;
@@ -62,4 +63,31 @@ pub fn multi_connection(flows: &[FlowSpec]) -> Result<(Vec<FlowSpec>, Vec<usize>
         }
     }
     Ok((out, owner))
+}
+
+/// The packet engine as the Söze reproductions run it: Söze with the paper's defaults (p =
+/// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced), the
+/// backlog delay signal (with the sojourn-time signal the loop oscillates), no switch filter
+/// (the §4 10 µs filter's lag makes the loop oscillate), host NICs that queue (their delay
+/// enters maxQD) and ACKs ahead of data at every port. Why: `docs/systems/soze.md`.
+pub fn packet_config() -> PacketConfig {
+    PacketConfig {
+        transport: TransportKind::Soze,
+        qdelay_lpf: None,
+        qdelay_signal: QdelaySignal::Backlog,
+        host_nic: HostNic::Queue,
+        ack_first: true,
+        ..PacketConfig::default()
+    }
+}
+
+/// [`packet_config`] with the weighted NIC (`host_nic = "weighted"`: the uplink shared by
+/// weight, nothing queued in front of the fabric) and a pacing credit of two packets
+/// (`tcp.pacing_burst`): what random fat-trees need to reach weighted max-min
+/// (`docs/systems/soze.md`, "Stability and accuracy").
+pub fn weighted_nic_packet_config() -> PacketConfig {
+    let mut cfg = packet_config();
+    cfg.host_nic = HostNic::Weighted;
+    cfg.tcp.pacing_burst = crate::units::Bytes(2 * cfg.mtu_wire().0);
+    cfg
 }

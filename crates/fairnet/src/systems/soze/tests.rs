@@ -20,20 +20,9 @@ fn link() -> LinkSpec {
     LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000))
 }
 
-/// Söze with the paper's defaults (p = 20 µs, k = 3 µs, m = 0.25, per-packet updates from a
-/// per-RTT reference rate, paced), the backlog delay signal (see `docs/systems/soze.md`: with
-/// the sojourn-time signal the loop oscillates), no switch filter (the §4 10 µs filter's lag
-/// makes the loop oscillate), host NICs that queue (their delay enters maxQD) and ACKs ahead
-/// of data at every port.
+/// The Söze reproductions' engine settings ([`packet_config`]).
 fn soze_config() -> PacketConfig {
-    PacketConfig {
-        transport: TransportKind::Soze,
-        qdelay_lpf: None,
-        qdelay_signal: QdelaySignal::Backlog,
-        host_nic: HostNic::Queue,
-        ack_first: true,
-        ..PacketConfig::default()
-    }
+    packet_config()
 }
 
 /// The oracle's weighted max-min rates (wire bit/s) of `flows` on `topo`.
@@ -768,9 +757,7 @@ fn error_summary(err: &[f64]) -> (f64, f64, f64) {
 /// Söze on the weighted NIC: `host_nic = "weighted"` and a pacing credit of two packets
 /// (`tcp.pacing_burst`), p = 40 µs.
 fn weighted_nic_config() -> PacketConfig {
-    let mut cfg = soze_config();
-    cfg.host_nic = HostNic::Weighted;
-    cfg.tcp.pacing_burst = Bytes(2 * cfg.mtu_wire().0);
+    let mut cfg = weighted_nic_packet_config();
     cfg.soze.p = Time::from_us(40);
     cfg
 }
