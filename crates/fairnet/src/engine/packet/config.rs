@@ -581,6 +581,10 @@ impl PacketConfig {
                 "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
             ));
         }
+        if self.transport == TransportKind::Sperc {
+            self.sperc
+                .check_qdisc(&self.qdisc, &at("sperc.short_flows"))?;
+        }
         if self.port_agent == PortAgentConfig::Sperc
             && self.sperc.headroom + self.control.reserved() >= 1.0
         {

@@ -490,7 +490,7 @@ impl PacketSim {
                             CcImpl::Timely(super::timely::Timely::new(&cfg.timely, &ctx))
                         }
                         TransportKind::Sperc => {
-                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start))
+                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start, f.size))
                         }
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
@@ -511,8 +511,15 @@ impl PacketSim {
                     )
                 }
             };
+            let mut spec = f.clone();
+            if let Sender::Tcp(s) = &sender {
+                // The transport may pick the flow's priority class (asked once, here).
+                if let Some(p) = s.cc.priority() {
+                    spec.priority = p;
+                }
+            }
             states.push(FlowState {
-                spec: f.clone(),
+                spec,
                 host: host_of_node[f.src.idx()],
                 sender,
                 receiver,
@@ -1579,7 +1586,8 @@ impl PacketSim {
         match s.cc.control_at() {
             Some(t) if t.0 <= now => {
                 let mut area = CtrlArea::default();
-                if s.cc.make_control(Time(now), &mut area) {
+                let unsent = fl.spec.size.0.saturating_sub(s.snd_nxt());
+                if s.cc.make_control(Time(now), unsent, &mut area) {
                     self.send_control(now, f, &area);
                 }
             }
