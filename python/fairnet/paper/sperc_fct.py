@@ -16,7 +16,8 @@ their first rate), and s-PERC* 'short' (§7.1 "Optimizing latency for short flow
 one BDP — NIC line rate × the flow's base RTT, ~110 KB here — start at line rate in a strict-
 priority class above the other data and send no control packets; the other flows' control
 packets carry the virtual link l0 = remaining bytes / RTT; the same 128 KB buffers, split
-between the two data classes by the engine's priority qdisc).
+between the two data classes by the engine's priority qdisc; host NICs serve the higher class
+first, ``host_nic = "pull_priority"``).
 
 Topology (a choice: the paper says only "[4]" and gives the rates): pFabric's [4] 144-server
 two-tier leaf–spine — 9 leaves of 16 hosts, 4 spines — at s-PERC's 100 Gb/s host links and
@@ -112,6 +113,8 @@ def schemes() -> dict[str, tuple[dict[str, Any], str]]:
                 # short flows (class 0), the rest (class 1).
                 "sperc": {"headroom": 0.02, "initial_round": "20us", "short_flows": True},
                 "qdisc": {"kind": "priority", "classes": 2},
+                # "prioritizes them at every link": the hosts' uplinks too.
+                "host_nic": "pull_priority",
             },
             "128KB",
         ),

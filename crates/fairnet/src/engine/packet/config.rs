@@ -224,6 +224,11 @@ pub enum HostNic {
     /// rate get equal (unweighted) shares of it.
     #[default]
     Pull,
+    /// As `Pull`, but the NIC takes the packet from a ready flow of the highest priority class
+    /// (lowest [`crate::workload::FlowSpec::priority`], or the class its transport chose),
+    /// round robin within the class: strict priority at the host's uplink, like a multi-queue
+    /// NIC (e.g. s-PERC* 'short', whose short flows are "prioritize[d] at every link", §7.1).
+    PullPriority,
     /// Every flow hands a packet to a FIFO in front of the NIC as soon as it may send (its
     /// pacing time, or window space); the NIC sends the FIFO's head whenever it is idle with
     /// nothing in its own queue (ACKs and other control packets go first, as a NIC's

@@ -961,9 +961,47 @@ impl PacketSim {
         self.forward(now, id, src);
     }
 
+    /// Whether flow `f` of host `h` may send a data packet now (its sender's state, then the
+    /// host shim's rate limit).
+    #[inline]
+    fn send_state(&mut self, now: u64, h: u32, f: u32) -> SendState {
+        let fl = &self.flows[f as usize];
+        let state = match &fl.sender {
+            // A stopped flow (`stop_flow`) sends nothing more.
+            _ if fl.finished => SendState::Done,
+            Sender::Tcp(s) => s.state(Time(now)),
+            Sender::Udp(u) => u.state(Time(now)),
+        };
+        if state == SendState::Ready {
+            if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                let wire = self.mss as u32 + self.header as u32;
+                let t = shim.earliest_send(FlowId(f), wire, Time(now));
+                if t.0 > now {
+                    return SendState::Wait(t);
+                }
+            }
+        }
+        state
+    }
+
     /// One pass of round robin over the host's active flows (repeated in queue mode while
     /// any flow sent); schedules a wake-up for paced flows.
     fn host_round(&mut self, now: u64, h: u32, nic: u32, queue: bool) {
+        // HostNic::PullPriority: the highest class (lowest `priority`) among the ready flows
+        // sends; round robin within it. Other modes: every class is eligible.
+        let class = if !queue && self.cfg.host_nic == HostNic::PullPriority {
+            let n = self.hosts[h as usize].active.len();
+            (0..n)
+                .filter_map(|i| {
+                    let f = self.hosts[h as usize].active[i];
+                    (self.send_state(now, h, f) == SendState::Ready)
+                        .then_some(self.flows[f as usize].spec.priority)
+                })
+                .min()
+                .unwrap_or(u8::MAX)
+        } else {
+            u8::MAX
+        };
         let mut wait;
         loop {
             wait = u64::MAX;
@@ -974,23 +1012,13 @@ impl PacketSim {
                     .active
                     .pop_front()
                     .expect("n entries");
-                let fl = &mut self.flows[f as usize];
-                let mut state = match &fl.sender {
-                    // A stopped flow (`stop_flow`) sends nothing more.
-                    _ if fl.finished => SendState::Done,
-                    Sender::Tcp(s) => s.state(Time(now)),
-                    Sender::Udp(u) => u.state(Time(now)),
-                };
-                if state == SendState::Ready {
-                    if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
-                        let wire = self.mss as u32 + self.header as u32;
-                        let t = shim.earliest_send(FlowId(f), wire, Time(now));
-                        if t.0 > now {
-                            state = SendState::Wait(t);
-                        }
-                    }
-                }
+                let state = self.send_state(now, h, f);
                 match state {
+                    SendState::Ready if self.flows[f as usize].spec.priority > class => {
+                        // HostNic::PullPriority: a higher class is ready; this flow waits
+                        // for the next pull (the NIC is about to be busy).
+                        self.hosts[h as usize].active.push_back(f);
+                    }
                     SendState::Ready => {
                         self.hosts[h as usize].active.push_back(f);
                         self.send_data(now, f, queue);
@@ -1007,7 +1035,9 @@ impl PacketSim {
                         wait = wait.min(t.0);
                         self.hosts[h as usize].active.push_back(f);
                     }
-                    SendState::Blocked | SendState::Done => fl.active = false,
+                    SendState::Blocked | SendState::Done => {
+                        self.flows[f as usize].active = false;
+                    }
                 }
             }
             // Queue mode: rounds until none of the flows may send now.

@@ -511,3 +511,33 @@ fn short_threshold_is_line_rate_times_base_rtt() {
     assert_eq!(s(&cfg, 10).mode(), ShortMode::Basic);
     assert_eq!(s(&cfg, 10).priority(), None);
 }
+
+#[test]
+fn a_short_flow_goes_first_at_its_own_hosts_nic_with_pull_priority() {
+    // The short flow of `a_short_flow_finishes_in_one_rtt_beside_long_flows`, now sent by the
+    // host of long flow 0. With `host_nic = "pull"` the NIC serves the two round robin, so the
+    // short flow shares its own uplink with the long flow's paced packets; with
+    // "pull_priority" the NIC sends the ready flow of the highest class (the short flow's 0)
+    // first, and it again finishes within one RTT + serialization, sooner than with "pull".
+    let mut flows: Vec<FlowSpec> = (0..2)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(3 + i), Bytes(1 << 40), Time::ZERO))
+        .collect();
+    flows.push(FlowSpec::new(
+        NodeId(0),
+        NodeId(5),
+        Bytes(8000),
+        Time::from_us(300),
+    ));
+    let until = Time::from_us(500);
+    let mut cfg = short_config();
+    cfg.host_nic = crate::engine::packet::HostNic::PullPriority;
+    let prio = fct_of(&flows, cfg, 2, until);
+    let pull = fct_of(&flows, short_config(), 2, until);
+    let bound = dumbbell_rtt().0 + 7 * Rate::gbps(GBPS).tx_time(Bytes(1048)).0;
+    assert!(
+        prio.0 <= bound + Time::from_us(1).0,
+        "pull_priority FCT {prio} vs one RTT + serialization {}",
+        Time(bound)
+    );
+    assert!(prio < pull, "pull_priority {prio} vs pull {pull}");
+}
