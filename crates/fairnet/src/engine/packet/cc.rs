@@ -85,8 +85,9 @@ pub trait CongestionControl {
     }
     /// Writes the control packet to send now into `area` (the engine makes a packet of
     /// `control.size` bytes, kind [`super::pkt::PacketKind::Control`], on the flow's data path);
-    /// returns false to send nothing.
-    fn make_control(&mut self, _now: Time, _area: &mut CtrlArea) -> bool {
+    /// returns false to send nothing. `unsent` is the flow's payload bytes not sent yet (size
+    /// less the next new sequence number), e.g. for s-PERC*'s virtual link `l₀` (§7.1).
+    fn make_control(&mut self, _now: Time, _unsent: u64, _area: &mut CtrlArea) -> bool {
         false
     }
     /// The flow ended (all data acknowledged, or stopped with
@@ -111,6 +112,13 @@ pub trait CongestionControl {
     /// Whether data packets are sent ECN-capable (ECT).
     fn ecn_capable(&self) -> bool {
         false
+    }
+    /// The priority class of the flow's packets (data and ACKs; 0 = highest), overriding the
+    /// workload's [`crate::workload::FlowSpec::priority`] (`None`: keep it). Asked once, when
+    /// the flow is built; it takes effect with a multi-queue qdisc that classifies by priority
+    /// (e.g. s-PERC* 'short' puts short flows above the rest, §7.1). Default `None`.
+    fn priority(&self) -> Option<u8> {
+        None
     }
 }
 
@@ -178,8 +186,8 @@ impl CongestionControl for CcImpl {
     fn control_at(&self) -> Option<Time> {
         dispatch!(self, c => c.control_at())
     }
-    fn make_control(&mut self, now: Time, area: &mut CtrlArea) -> bool {
-        dispatch!(self, c => c.make_control(now, area))
+    fn make_control(&mut self, now: Time, unsent: u64, area: &mut CtrlArea) -> bool {
+        dispatch!(self, c => c.make_control(now, unsent, area))
     }
     fn make_fin(&mut self, now: Time, area: &mut CtrlArea) -> bool {
         dispatch!(self, c => c.make_fin(now, area))
@@ -202,5 +210,8 @@ impl CongestionControl for CcImpl {
     #[inline]
     fn ecn_capable(&self) -> bool {
         dispatch!(self, c => c.ecn_capable())
+    }
+    fn priority(&self) -> Option<u8> {
+        dispatch!(self, c => c.priority())
     }
 }

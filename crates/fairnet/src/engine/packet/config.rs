@@ -224,6 +224,13 @@ pub enum HostNic {
     /// rate get equal (unweighted) shares of it.
     #[default]
     Pull,
+    /// As `Pull`, but the NIC takes the packet from a ready flow of the highest priority class
+    /// (lowest [`crate::workload::FlowSpec::priority`], or the class its transport chose),
+    /// round robin within the class: strict priority at the host's uplink, like a multi-queue
+    /// NIC (e.g. s-PERC* 'short', whose short flows are "prioritize[d] at every link", §7.1).
+    /// Each pull asks every active flow (and a host shim's `earliest_send`) whether it may
+    /// send before choosing, so a pull costs one pass more than `Pull`.
+    PullPriority,
     /// Every flow hands a packet to a FIFO in front of the NIC as soon as it may send (its
     /// pacing time, or window space); the NIC sends the FIFO's head whenever it is idle with
     /// nothing in its own queue (ACKs and other control packets go first, as a NIC's
@@ -588,6 +595,10 @@ impl PacketConfig {
                 at("port_agent"),
                 "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
             ));
+        }
+        if self.transport == TransportKind::Sperc {
+            self.sperc
+                .check_qdisc(&self.qdisc, &at("sperc.short_flows"))?;
         }
         if self.port_agent == PortAgentConfig::Sperc
             && self.sperc.headroom + self.control.reserved() >= 1.0

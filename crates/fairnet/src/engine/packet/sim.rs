@@ -494,7 +494,7 @@ impl PacketSim {
                             CcImpl::Timely(super::timely::Timely::new(&cfg.timely, &ctx))
                         }
                         TransportKind::Sperc => {
-                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start))
+                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start, f.size))
                         }
                         TransportKind::DelayAimd => {
                             CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
@@ -515,8 +515,15 @@ impl PacketSim {
                     )
                 }
             };
+            let mut spec = f.clone();
+            if let Sender::Tcp(s) = &sender {
+                // The transport may pick the flow's priority class (asked once, here).
+                if let Some(p) = s.cc.priority() {
+                    spec.priority = p;
+                }
+            }
             states.push(FlowState {
-                spec: f.clone(),
+                spec,
                 host: host_of_node[f.src.idx()],
                 sender,
                 receiver,
@@ -1044,6 +1051,21 @@ impl PacketSim {
     /// One pass of round robin over the host's active flows (repeated in queue mode while
     /// any flow sent); schedules a wake-up for paced flows.
     fn host_round(&mut self, now: u64, h: u32, nic: u32, queue: bool) {
+        // HostNic::PullPriority: the highest class (lowest `priority`) among the ready flows
+        // sends; round robin within it. Other modes: every class is eligible.
+        let class = if !queue && self.cfg.host_nic == HostNic::PullPriority {
+            let n = self.hosts[h as usize].active.len();
+            (0..n)
+                .filter_map(|i| {
+                    let f = self.hosts[h as usize].active[i];
+                    (self.send_state(now, h, f) == SendState::Ready)
+                        .then_some(self.flows[f as usize].spec.priority)
+                })
+                .min()
+                .unwrap_or(u8::MAX)
+        } else {
+            u8::MAX
+        };
         let mut wait;
         loop {
             wait = u64::MAX;
@@ -1055,6 +1077,11 @@ impl PacketSim {
                     .pop_front()
                     .expect("n entries");
                 match self.send_state(now, h, f) {
+                    SendState::Ready if self.flows[f as usize].spec.priority > class => {
+                        // HostNic::PullPriority: a higher class is ready; this flow waits
+                        // for the next pull (the NIC is about to be busy).
+                        self.hosts[h as usize].active.push_back(f);
+                    }
                     SendState::Ready => {
                         self.hosts[h as usize].active.push_back(f);
                         self.send_data(now, f, queue);
@@ -1645,7 +1672,8 @@ impl PacketSim {
         match s.cc.control_at() {
             Some(t) if t.0 <= now => {
                 let mut area = CtrlArea::default();
-                if s.cc.make_control(Time(now), &mut area) {
+                let unsent = fl.spec.size.0.saturating_sub(s.snd_nxt());
+                if s.cc.make_control(Time(now), unsent, &mut area) {
                     self.send_control(now, f, &area);
                 }
             }

@@ -31,7 +31,7 @@ impl CongestionControl for Pinger {
     fn control_at(&self) -> Option<Time> {
         (self.every > 0).then_some(Time(self.next))
     }
-    fn make_control(&mut self, now: Time, area: &mut CtrlArea) -> bool {
+    fn make_control(&mut self, now: Time, _unsent: u64, area: &mut CtrlArea) -> bool {
         self.next = now.0 + self.every;
         area.seq = self.next;
         true

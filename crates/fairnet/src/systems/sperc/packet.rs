@@ -41,9 +41,25 @@
 //! after it was given up is ignored (its sequence number is stale): the links already counted
 //! its traversal, and s-PERC*'s shadow counters absorb the difference within a round.
 //!
-//! **Not implemented**: the short-flow optimization (flows under one BDP at line rate with a
-//! second priority level, the virtual link `l₀` carrying remaining bytes / RTT); approximate
-//! division is available (`division_table`) but off by default. A FIN carries the fields of
+//! **s-PERC* 'short'** (`short_flows = true`; §7.1 "Optimizing latency for short flows",
+//! §8.2.2; off by default, which is the paper's "basic" s-PERC*): a flow smaller than one BDP
+//! ([`short_threshold`]: NIC line rate × the flow's base RTT) is *short*: it sends at line rate
+//! from its first packet, sends no control packets ("we do not send control packets to reserve
+//! bandwidth for them") and its packets carry priority class 0; every other flow's packets carry
+//! class 1 ([`CongestionControl::priority`]), so with `qdisc = { kind = "priority", classes = 2 }`
+//! and the engine's control queue above both, every port has "three priority levels for all
+//! traffic". A long flow's control packet carries the virtual link `l₀` as its first per-link
+//! record (Table 9's first row: `s = E`, ignore bit 0, round 0, `b` = remaining bytes / RTT):
+//! links process the records after it (`next` starts at 1), and Algorithm 6 line 18 takes
+//! `b[l₀]` into the limit rate `e` at every link like any other link's propagated rate, so a
+//! flow about to end is classified E at rate ≤ remaining / RTT and the rest of the link goes to
+//! the others (line 16: `b = (c − SumE)/NumB`). Remaining bytes: the payload not yet sent when
+//! the control packet leaves (the engine's `unsent`), as wire bytes, over the flow's last
+//! control RTT (its base RTT before the first); at least one full packet per RTT, so that a
+//! flow whose bytes are all sent keeps a rate for retransmissions (our choice).
+//!
+//! **Not implemented**: approximate division is available (`division_table`) but off by
+//! default. A FIN carries the fields of
 //! the last packet that came back; if another packet was still in flight its link updates are
 //! not undone exactly — s-PERC*'s sync (Algorithm 7) removes the flow within a round.
 
@@ -54,6 +70,8 @@ use crate::engine::packet::pkt::{
     CtrlArea, CtrlHop, Packet, PacketId, PacketKind, PacketPool, MAX_CTRL_HOPS,
 };
 use crate::engine::packet::port::{PortAgent, PortView};
+use crate::engine::packet::qdisc::QdiscConfig;
+use crate::engine::packet::sched::Classifier;
 use crate::engine::rounds::{LinkAlgorithm, Update};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
@@ -76,6 +94,12 @@ pub struct SPercPacketConfig {
     pub timeout: f64,
     /// Size of the division lookup table (§7.1, §8.1.2); none (default) divides exactly.
     pub division_table: Option<Bytes>,
+    /// s-PERC* 'short' (§7.1 "Optimizing latency for short flows", §8.2.2): flows under one
+    /// BDP (NIC line rate × the flow's base RTT) start at line rate in priority class 0 and
+    /// send no control packets; the other flows use class 1 and their control packets carry
+    /// the virtual link `l₀` at remaining bytes / RTT. Needs `qdisc = { kind = "priority",
+    /// classes = 2 }`. Default false: basic s-PERC* (§8.2.2's two versions).
+    pub short_flows: bool,
 }
 
 impl Default for SPercPacketConfig {
@@ -86,6 +110,7 @@ impl Default for SPercPacketConfig {
             round_margin: 0.25,
             timeout: 3.0,
             division_table: None,
+            short_flows: false,
         }
     }
 }
@@ -120,6 +145,27 @@ impl SPercPacketConfig {
         Divider::new(self.division_table.map(|b| b.0))
             .map_err(|e| Error::invalid(format!("{at}.division_table"), e.to_string()))?;
         Ok(())
+    }
+
+    /// With `short_flows`, the ports must serve priority class 0 (short flows) strictly before
+    /// class 1 (the rest): §7.1's "three priority levels for all traffic" are the control
+    /// queue and these two. `at` names the field (`packet config.sperc.short_flows`).
+    pub fn check_qdisc(&self, qdisc: &QdiscConfig, at: &str) -> Result<()> {
+        if !self.short_flows {
+            return Ok(());
+        }
+        match qdisc {
+            QdiscConfig::Priority {
+                classes,
+                classify: Classifier::Priority,
+                ..
+            } if *classes >= 2 => Ok(()),
+            _ => Err(Error::invalid(
+                at,
+                "s-PERC* 'short' prioritizes short flows at every link: set qdisc = \
+                 { kind = \"priority\", classes = 2 }",
+            )),
+        }
     }
 }
 
@@ -251,6 +297,25 @@ impl PortAgent for SPercAgent {
     }
 }
 
+/// What a flow does under s-PERC* 'short' ([`SPercPacketConfig::short_flows`], §7.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortMode {
+    /// `short_flows` off: basic s-PERC* (no `l₀`, the workload's priority class).
+    Basic,
+    /// A short flow (< 1 BDP): line rate at once, priority class 0, no control packets.
+    Short,
+    /// Any other flow: priority class 1, control packets carry `l₀`.
+    Long,
+}
+
+/// The BDP below which a flow is short (§7.1: "short flows (< 1 BDP)"), in bytes: the
+/// sender's NIC line rate × the flow's base RTT (propagation and one packet's serialization
+/// per hop both ways, [`CcContext::base_rtt`]) — the bytes a flow at line rate sends in the
+/// RTT in which the paper says it finishes ("finish within the same RTT").
+pub fn short_threshold(ctx: &CcContext) -> f64 {
+    ctx.nic_rate.bps() * ctx.base_rtt.as_secs_f64() / 8.0
+}
+
 /// Control-packet RTT samples kept for `Tx_ctrl`.
 const PERIODS: usize = 8;
 
@@ -265,11 +330,20 @@ pub struct SPercSender {
     sent_at: u64,
     ready_at: u64,
     periods: [u64; PERIODS],
-    n_periods: usize,
+    /// Where the next period goes in `periods` (a ring; u8 keeps the sender small).
+    next_period: u8,
     /// The longest control RTT seen (for the timeout).
     max_rtt: u64,
     initial_round: u64,
     timeout: f64,
+    /// s-PERC* 'short': what this flow does (see [`ShortMode`]).
+    mode: ShortMode,
+    /// The last control-packet RTT (the flow's base RTT before the first; for `l₀`).
+    last_rtt: u64,
+    /// Payload and header bytes of a full packet (for `l₀`'s wire rate; u32 keeps
+    /// [`crate::engine::packet::CcImpl`] small).
+    mss: u32,
+    header: u32,
     /// Control packets sent (FIN included).
     pub ctrl_sent: u64,
     /// Control packets given up as lost.
@@ -277,8 +351,15 @@ pub struct SPercSender {
 }
 
 impl SPercSender {
-    /// A sender for a flow starting at `start`.
-    pub fn new(cfg: &SPercPacketConfig, _ctx: &CcContext, start: Time) -> SPercSender {
+    /// A sender for a flow of `size` payload bytes starting at `start`.
+    pub fn new(cfg: &SPercPacketConfig, ctx: &CcContext, start: Time, size: Bytes) -> SPercSender {
+        let mode = if !cfg.short_flows {
+            ShortMode::Basic
+        } else if (size.0 as f64) < short_threshold(ctx) {
+            ShortMode::Short
+        } else {
+            ShortMode::Long
+        };
         SPercSender {
             state: CtrlArea::default(),
             rate: None,
@@ -287,10 +368,14 @@ impl SPercSender {
             sent_at: 0,
             ready_at: start.0,
             periods: [0; PERIODS],
-            n_periods: 0,
+            next_period: 0,
             max_rtt: 0,
             initial_round: cfg.initial_round.0,
             timeout: cfg.timeout,
+            mode,
+            last_rtt: ctx.base_rtt.0,
+            mss: ctx.mss.clamp(1, u32::MAX as u64) as u32,
+            header: ctx.header.min(u32::MAX as u64) as u32,
             ctrl_sent: 0,
             ctrl_timeouts: 0,
         }
@@ -307,9 +392,39 @@ impl SPercSender {
         self.rate
     }
 
-    fn fill(&mut self, area: &mut CtrlArea) {
+    /// What this flow does under s-PERC* 'short'.
+    pub fn mode(&self) -> ShortMode {
+        self.mode
+    }
+
+    /// The virtual link `l₀`'s bottleneck rate for a flow with `unsent` payload bytes left:
+    /// their wire bytes over the last control RTT (§7.1: "remaining bytes / RTT"), at least
+    /// one full packet per RTT so that retransmissions still get a rate once all is sent.
+    pub fn l0_rate(&self, unsent: u64) -> f64 {
+        let (mss, header) = (self.mss as u64, self.header as u64);
+        let packets = unsent.div_ceil(mss).max(1);
+        let wire = (unsent + packets * header).max(mss + header);
+        wire as f64 * 8.0 / Time(self.last_rtt.max(1)).as_secs_f64()
+    }
+
+    fn fill(&mut self, area: &mut CtrlArea, unsent: u64) {
         *area = self.state;
         area.next = 0;
+        if self.mode == ShortMode::Long {
+            // Table 9: the first per-link record is the virtual link l₀, never ignored, its
+            // b the remaining bytes over one RTT; the links' records follow (Algorithm 6
+            // line 18 then takes it into the limit rate e at every link). Its x is the same
+            // rate, so the sender's minimum over the path (§2 assumption 10) includes it.
+            let b = self.l0_rate(unsent);
+            area.hops[0] = CtrlHop {
+                rate: b,
+                alloc: b,
+                round: 0,
+                flags: 0,
+            };
+            area.len = area.len.max(1);
+            area.next = 1;
+        }
         area.fin = false;
         area.reflected = false;
         area.period = self.tx_ctrl();
@@ -327,12 +442,27 @@ impl CongestionControl for SPercSender {
         u64::MAX
     }
     fn pacing_rate(&self) -> Option<Rate> {
+        // A short flow sends at line rate (§7.1): no pacing.
         self.rate.map(|r| Rate(r.max(1.0) as u64))
     }
     fn may_send(&self) -> bool {
-        self.rate.is_some_and(|r| r > 0.0)
+        // §7.1: short flows "start immediately at line-rate".
+        self.mode == ShortMode::Short || self.rate.is_some_and(|r| r > 0.0)
+    }
+    fn priority(&self) -> Option<u8> {
+        // §7.1: short flows are "prioritize[d] at every link (with priority second to control
+        // packets, for a total of three priority levels for all traffic)".
+        match self.mode {
+            ShortMode::Basic => None,
+            ShortMode::Short => Some(0),
+            ShortMode::Long => Some(1),
+        }
     }
     fn control_at(&self) -> Option<Time> {
+        if self.mode == ShortMode::Short {
+            // §7.1: "we do not send control packets to reserve bandwidth for them".
+            return None;
+        }
         Some(Time(if self.outstanding {
             // §7.1: lost control packets are detected by a timeout.
             let t = self.max_rtt.max(self.initial_round) as f64 * self.timeout;
@@ -341,23 +471,29 @@ impl CongestionControl for SPercSender {
             self.ready_at
         }))
     }
-    fn make_control(&mut self, now: Time, area: &mut CtrlArea) -> bool {
+    fn make_control(&mut self, now: Time, unsent: u64, area: &mut CtrlArea) -> bool {
+        if self.mode == ShortMode::Short {
+            return false;
+        }
         if self.outstanding {
             self.ctrl_timeouts += 1;
         }
         if self.ctrl_sent > 0 {
             // The period between this flow's control packets: its RTT, or the timeout after a
             // loss (§7.1: "the longest period (RTT) the end host has seen").
-            self.periods[self.n_periods % PERIODS] = now.0 - self.sent_at;
-            self.n_periods += 1;
+            self.periods[self.next_period as usize] = now.0 - self.sent_at;
+            self.next_period = ((self.next_period as usize + 1) % PERIODS) as u8;
         }
-        self.fill(area);
+        self.fill(area, unsent);
         self.outstanding = true;
         self.sent_at = now.0;
         true
     }
     fn make_fin(&mut self, _now: Time, area: &mut CtrlArea) -> bool {
-        self.fill(area);
+        if self.mode == ShortMode::Short {
+            return false; // it reserved nothing at the links
+        }
+        self.fill(area, 0);
         area.fin = true;
         true
     }
@@ -366,7 +502,8 @@ impl CongestionControl for SPercSender {
             return; // given up on (see the module doc)
         }
         self.outstanding = false;
-        self.max_rtt = self.max_rtt.max(now.0 - self.sent_at);
+        self.last_rtt = now.0 - self.sent_at;
+        self.max_rtt = self.max_rtt.max(self.last_rtt);
         self.state = *area;
         // §2 assumption 10: the source sends at the minimum allocation along its path.
         let x = area.hops[..area.len as usize]

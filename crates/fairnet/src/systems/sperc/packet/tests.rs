@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::alloc::{solve, Problem, ProblemInput};
+use crate::engine::packet::CcContext;
 use crate::engine::packet::{PacketConfig, PacketSim, PortAgentConfig, TransportKind};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::Topology;
@@ -253,4 +254,290 @@ fn hop_records_round_trip() {
         ..h
     };
     assert_eq!(decode(&encode(&h)), h);
+}
+
+// ---------------------------------------------------------------------------------------------
+// s-PERC* 'short' (§7.1 "Optimizing latency for short flows")
+
+/// [`sperc_config`] with `short_flows` on and the two data classes it needs.
+fn short_config() -> PacketConfig {
+    let mut cfg = sperc_config();
+    cfg.sperc.short_flows = true;
+    cfg.qdisc = crate::engine::packet::QdiscConfig::Priority {
+        classes: 2,
+        classify: crate::engine::packet::Classifier::Priority,
+        k: None,
+    };
+    cfg
+}
+
+/// Base RTT on a dumbbell of [`link`]s: three links each way, a full data packet (1048 B)
+/// serialized on each going and a bare header (48 B) coming back.
+fn dumbbell_rtt() -> Time {
+    let r = Rate::gbps(GBPS);
+    Time(3 * (2 * Time::from_us(1).0 + r.tx_time(Bytes(1048)).0 + r.tx_time(Bytes(48)).0))
+}
+
+/// FCT of flow `f` after running `flows` to `until` under `cfg`.
+fn fct_of(flows: &[FlowSpec], cfg: PacketConfig, f: usize, until: Time) -> Time {
+    let topo = dumbbell(3, link(), link()).unwrap();
+    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let r = sim.run_until(until).unwrap();
+    assert!(r.conservation.holds());
+    sim.check_invariants().unwrap();
+    r.flows[f].fct.expect("the flow finished")
+}
+
+#[test]
+fn a_short_flow_finishes_in_one_rtt_beside_long_flows() {
+    // Flows 0 and 1 (long) share the 10 Gb/s bottleneck at c/2 each (96% of it) from t = 0.
+    // At 300 µs flow 2 sends 8 KB (8 packets), under one BDP (10 Gb/s × ~8.6 µs ≈ 10.8 KB).
+    // 'short': it starts at line rate in the high class, no control packet, so it finishes in
+    // one base RTT plus 7 more packet times (the first packet's is in the RTT): ~14.5 µs.
+    // Basic s-PERC*: it first waits a control RTT for its rate, then sends at c/3 ≈ 3.2 Gb/s
+    // (~21 µs for 8 KB), so at least twice as long.
+    let mut flows: Vec<FlowSpec> = (0..2)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(3 + i), Bytes(1 << 40), Time::ZERO))
+        .collect();
+    flows.push(FlowSpec::new(
+        NodeId(2),
+        NodeId(5),
+        Bytes(8000),
+        Time::from_us(300),
+    ));
+    let until = Time::from_us(500);
+    let short = fct_of(&flows, short_config(), 2, until);
+    let basic = fct_of(&flows, sperc_config(), 2, until);
+    let bound = dumbbell_rtt().0 + 7 * Rate::gbps(GBPS).tx_time(Bytes(1048)).0;
+    assert!(
+        short.0 <= bound + Time::from_us(1).0,
+        "'short' FCT {short} vs one RTT + serialization {}",
+        Time(bound)
+    );
+    assert!(
+        basic.0 >= 2 * short.0,
+        "basic FCT {basic} vs 'short' FCT {short}"
+    );
+}
+
+#[test]
+fn long_flows_converge_to_max_min_with_short_flows_on() {
+    // The parking lot of `long_flows_on_a_parking_lot_converge_to_max_min` with 'short' on:
+    // every flow is long, in class 1, and its l₀ (2⁴⁰ B per RTT) never binds, so the rates
+    // are the max-min rates exactly, as in basic s-PERC*.
+    let (topo, flows) = parking();
+    let mut sim = PacketSim::new(&topo, &flows[..4], short_config()).unwrap();
+    let active = [0, 1, 2, 3];
+    let want = oracle(&topo, &flows, &active, 0.96);
+    sim.run_until(Time::from_us(100)).unwrap();
+    assert_rates(&sim, &active, &want, 1e-6, "after 100 us");
+    let r = sim.run_until(Time::from_us(1100)).unwrap();
+    assert_rates(&sim, &active, &want, 1e-6, "after 1100 us");
+    assert!(r.links.iter().all(|l| l.drops == 0), "no drops");
+    assert!(r.conservation.holds());
+}
+
+/// One control-packet exchange of `sender` (flow `flow`) over a single s-PERC* link `agent`
+/// at time `now`, the packet coming back `rtt` later with `unsent` bytes left.
+fn exchange(
+    agent: &mut SPercAgent,
+    sender: &mut SPercSender,
+    flow: u32,
+    unsent: u64,
+    now: Time,
+    rtt: Time,
+) {
+    let mut pool = PacketPool::new();
+    let id = pool.alloc(Packet {
+        kind: PacketKind::Control,
+        flow: FlowId(flow),
+        ..Packet::default()
+    });
+    let mut area = CtrlArea::default();
+    assert!(sender.make_control(now, unsent, &mut area));
+    pool.set_ctrl(id, &area);
+    let view = PortView {
+        link: LinkId(0),
+        node: NodeId(0),
+        rate: Rate::gbps(GBPS),
+        buffer: Bytes(128 * 1024),
+        queue_bytes: 0,
+        tx_bytes: 0,
+        now,
+    };
+    agent.on_dequeue(id, &mut pool, &view);
+    let mut back = *pool.ctrl(id);
+    back.reflected = true;
+    sender.on_control(pool.get(id), &back, Time(now.0 + rtt.0));
+}
+
+#[test]
+fn l0_caps_a_nearly_finished_flow_and_frees_its_bandwidth() {
+    // One link (c = 9.6 Gb/s allocatable) and two long flows, control RTT 10 µs. While both
+    // have plenty left, l₀ (remaining / RTT) is far above c/2 and they get c/2 each. Then
+    // flow 1 has 2 packets (2096 wire bytes) left: its l₀ is 2096 B / 10 µs ≈ 1.68 Gb/s < c/2,
+    // which Algorithm 6 line 18 takes into its limit rate e, so the link classifies it E at
+    // x₁ = 1.68 Gb/s (lines 26–30) and flow 0's next packet gets b = (c − SumE)/NumB = c − x₁
+    // (line 16): the bandwidth flow 1 cannot use goes to flow 0, and the link allocates exactly
+    // c, no more. Basic s-PERC* (no l₀) keeps both at c/2 until flow 1's FIN.
+    let c = 0.96 * GBPS as f64 * 1e9;
+    let rtt = Time::from_us(10);
+    let ctx = CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(GBPS),
+        base_rtt: rtt,
+        weight: 1.0,
+    };
+    for short in [true, false] {
+        let cfg = SPercPacketConfig {
+            short_flows: short,
+            ..SPercPacketConfig::default()
+        };
+        let mut agent = SPercAgent::new(&cfg, 0.02, Rate::gbps(GBPS)).unwrap();
+        let big = Bytes(1 << 30);
+        let mut s = [
+            SPercSender::new(&cfg, &ctx, Time::ZERO, big),
+            SPercSender::new(&cfg, &ctx, Time::ZERO, big),
+        ];
+        // The round is 20 µs: exchanges 5 µs apart, both flows in every round.
+        let mut t = 0;
+        let mut step = |s: &mut [SPercSender; 2], i: usize, unsent: u64| {
+            exchange(
+                &mut agent,
+                &mut s[i],
+                i as u32,
+                unsent,
+                Time::from_us(t),
+                rtt,
+            );
+            t += 5;
+        };
+        for _ in 0..10 {
+            step(&mut s, 0, 1 << 30);
+            step(&mut s, 1, 1 << 30);
+        }
+        let rate = |s: &SPercSender| s.rate().unwrap();
+        assert!((rate(&s[0]) - c / 2.0).abs() < 1e-6 * c);
+        assert!((rate(&s[1]) - c / 2.0).abs() < 1e-6 * c);
+        step(&mut s, 1, 2000);
+        step(&mut s, 0, 1 << 30);
+        let x1 = 2096.0 * 8.0 / 10e-6;
+        if short {
+            assert!((rate(&s[1]) - x1).abs() < 1e-6 * x1, "{}", rate(&s[1]));
+            assert!((rate(&s[0]) - (c - x1)).abs() < 1e-6 * c, "{}", rate(&s[0]));
+        } else {
+            assert!((rate(&s[1]) - c / 2.0).abs() < 1e-6 * c);
+            assert!((rate(&s[0]) - c / 2.0).abs() < 1e-6 * c);
+        }
+    }
+}
+
+/// The first time (µs) flow 0's rate exceeds 0.75 c, sampled every 0.5 µs from 800 µs.
+fn flow0_gains_at(flows: &[FlowSpec], cfg: PacketConfig) -> f64 {
+    let c = 0.96 * GBPS as f64 * 1e9;
+    let topo = dumbbell(2, link(), link()).unwrap();
+    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    for t in 1600..2400 {
+        sim.run_until(Time(t * Time::from_us(1).0 / 2)).unwrap();
+        if sim.pacing_rate(FlowId(0)).unwrap_or(0.0) > 0.75 * c {
+            assert!(sim.results().unwrap().conservation.holds());
+            return t as f64 / 2.0;
+        }
+    }
+    panic!("flow 0 never got flow 1's share");
+}
+
+#[test]
+fn l0_hands_a_finishing_flows_share_over_sooner() {
+    // Packet level: flow 1 (500 KB) ends at ~885 µs beside the long flow 0. Its control
+    // packet in its last RTT carries l₀ below c/2, so the bottleneck frees the difference
+    // before the FIN arrives, and flow 0's rate rises at least ~one control RTT (≥ 3 µs)
+    // sooner than with basic s-PERC*, where only the FIN frees it.
+    let flows = vec![
+        FlowSpec::new(NodeId(0), NodeId(2), Bytes(1 << 40), Time::ZERO),
+        FlowSpec::new(NodeId(1), NodeId(3), Bytes(500_000), Time::ZERO),
+    ];
+    let short = flow0_gains_at(&flows, short_config());
+    let basic = flow0_gains_at(&flows, sperc_config());
+    assert!(
+        short + 3.0 <= basic,
+        "'short' at {short} us, basic at {basic} us"
+    );
+}
+
+#[test]
+fn short_flows_need_the_priority_qdisc() {
+    let e = PacketConfig::from_toml_str(
+        "transport = \"sperc\"\nport_agent = \"sperc\"\n[sperc]\nshort_flows = true\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("packet config.sperc.short_flows: s-PERC* 'short'"),
+        "{e}"
+    );
+    let c = PacketConfig::from_toml_str(
+        "transport = \"sperc\"\nport_agent = \"sperc\"\nqdisc = { kind = \"priority\", classes = 2 }\n[sperc]\nshort_flows = true\n",
+    )
+    .unwrap();
+    assert!(c.sperc.short_flows);
+}
+
+#[test]
+fn short_threshold_is_line_rate_times_base_rtt() {
+    let ctx = CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(100),
+        base_rtt: Time::from_us(8),
+        weight: 1.0,
+    };
+    assert!((short_threshold(&ctx) - 100_000.0).abs() < 1e-6);
+    let mut cfg = SPercPacketConfig {
+        short_flows: true,
+        ..SPercPacketConfig::default()
+    };
+    let s = |cfg: &SPercPacketConfig, size| SPercSender::new(cfg, &ctx, Time::ZERO, Bytes(size));
+    assert_eq!(s(&cfg, 99_999).mode(), ShortMode::Short);
+    assert_eq!(s(&cfg, 100_000).mode(), ShortMode::Long);
+    assert_eq!(s(&cfg, 100_000).priority(), Some(1));
+    assert_eq!(s(&cfg, 10).priority(), Some(0));
+    // l₀: 5 packets' wire bytes (5240 B) over the 8 µs base RTT; at least one packet.
+    let long = s(&cfg, 1 << 30);
+    assert!((long.l0_rate(5000) - 5240.0 * 8.0 / 8e-6).abs() < 1e-3);
+    assert!((long.l0_rate(0) - 1048.0 * 8.0 / 8e-6).abs() < 1e-3);
+    cfg.short_flows = false;
+    assert_eq!(s(&cfg, 10).mode(), ShortMode::Basic);
+    assert_eq!(s(&cfg, 10).priority(), None);
+}
+
+#[test]
+fn a_short_flow_goes_first_at_its_own_hosts_nic_with_pull_priority() {
+    // The short flow of `a_short_flow_finishes_in_one_rtt_beside_long_flows`, now sent by the
+    // host of long flow 0. With `host_nic = "pull"` the NIC serves the two round robin, so the
+    // short flow shares its own uplink with the long flow's paced packets; with
+    // "pull_priority" the NIC sends the ready flow of the highest class (the short flow's 0)
+    // first, and it again finishes within one RTT + serialization, sooner than with "pull".
+    let mut flows: Vec<FlowSpec> = (0..2)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(3 + i), Bytes(1 << 40), Time::ZERO))
+        .collect();
+    flows.push(FlowSpec::new(
+        NodeId(0),
+        NodeId(5),
+        Bytes(8000),
+        Time::from_us(300),
+    ));
+    let until = Time::from_us(500);
+    let mut cfg = short_config();
+    cfg.host_nic = crate::engine::packet::HostNic::PullPriority;
+    let prio = fct_of(&flows, cfg, 2, until);
+    let pull = fct_of(&flows, short_config(), 2, until);
+    let bound = dumbbell_rtt().0 + 7 * Rate::gbps(GBPS).tx_time(Bytes(1048)).0;
+    assert!(
+        prio.0 <= bound + Time::from_us(1).0,
+        "pull_priority FCT {prio} vs one RTT + serialization {}",
+        Time(bound)
+    );
+    assert!(prio < pull, "pull_priority {prio} vs pull {pull}");
 }
