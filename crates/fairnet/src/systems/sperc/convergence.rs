@@ -717,6 +717,43 @@ mod tests {
     }
 
     #[test]
+    fn rcp_d_is_the_mean_rtt_of_the_flows_on_each_link() {
+        // Two leaves of two servers under one spine: h0 → h1 stays in leaf 0 (2 links),
+        // h0 → h2 crosses the spine (4 links). h0's uplink (link 0) carries both, so its `d`
+        // is the mean of their RTTs; leaf 0 → spine carries only the long one.
+        let link = LinkSpec::new(Rate::gbps(10), Time(Time::US), Bytes(100_000));
+        let topo = leaf_spine(LeafSpineSpec {
+            hosts_per_leaf: 2,
+            leaves: 2,
+            spines: 1,
+            host_link: link,
+            fabric_link: link,
+        })
+        .unwrap();
+        let h = topo.hosts().to_vec();
+        let flows = [
+            FlowSpec::new(h[0], h[1], Bytes(1), Time::ZERO),
+            FlowSpec::new(h[0], h[2], Bytes(1), Time::ZERO),
+        ];
+        let cfg = PacketConfig::default();
+        let rtts = base_rtts(&topo, &flows, &cfg).unwrap();
+        let hop = 2 * Time::US
+            + Rate::gbps(10).tx_time(cfg.mtu_wire()).0
+            + Rate::gbps(10).tx_time(cfg.header).0;
+        assert_eq!(rtts, vec![Time(2 * hop), Time(4 * hop)]);
+        let d: std::collections::HashMap<LinkId, Time> = link_rtts(&topo, &flows, &cfg, &rtts)
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(d[&LinkId(0)], Time(3 * hop));
+        let uplink = Routing::new(&topo)
+            .path(h[0], h[2], PathSelector::First)
+            .unwrap()[1];
+        assert_eq!(d[&uplink], Time(4 * hop));
+        assert_eq!(d.len(), 5, "links without flows get no agent");
+    }
+
+    #[test]
     fn sperc_ideal_is_on_its_reserved_capacity() {
         let mut cfg = PacketConfig::default();
         cfg.sperc.headroom = 0.02;
