@@ -19,8 +19,8 @@
 //!
 //! **RCP's interval**: Table 6's DC "update interval=100ms" is thousands of datacenter RTTs;
 //! §8.2.1 says "every link computes a fair share rate every RTT", and RCP needs `T = d` here
-//! (session 3): [`RcpInterval::Rtt`]. The RTT unit is the largest base RTT (all inter-rack
-//! pairs have it; 1,460 B payloads).
+//! (found in an earlier session): [`RcpInterval::Rtt`]. The RTT unit is the largest base RTT
+//! (all inter-rack pairs have it; 1,460 B payloads).
 
 use super::convergence::{
     ConvSpec, Net, RateMeasure, RcpInterval, RcpSettings, RttUnit, SPercSettings,
