@@ -1,11 +1,13 @@
-//! Bindings of the systems' experiments that run in Rust (Söze §5.1's application cases).
+//! Bindings of the systems' experiments that run in Rust (Söze §5.1's application cases,
+//! s-PERC §8.2.1's convergence experiments).
 
 use crate::workload::value_error;
 use fairnet::ids::NodeId;
 use fairnet::systems::soze::apps::{self, AppCase};
 use fairnet::systems::soze::{self, scaling};
-use fairnet::systems::sperc::fig7::{self, Fig7Spec, Scheme};
-use fairnet::units::{Bytes, Time};
+use fairnet::systems::sperc::convergence::{self, Episode, Scheme};
+use fairnet::systems::sperc::{fig7, wan};
+use fairnet::units::{Bytes, Rate, Time};
 use fairnet::workload::FlowSpec;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -117,36 +119,63 @@ fn soze_scaling<'py>(
     Ok(d)
 }
 
-/// s-PERC §8.2.1, Fig. 7 on the packet engine (`fairnet::systems::sperc::fig7`): one scheme
-/// (`"sperc"` or `"rcp"`) at scale `"smoke"` or `"full"`, with optional overrides. Returns the
-/// RTT (µs), flows, events, drops (data/ACK and control) and timeouts, and per change the
-/// convergence times in RTTs (None: not within the epoch). Runs without the GIL, so two schemes can run on two threads.
+fn episode<'py>(py: Python<'py>, e: &Episode) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t95_20", e.t95_20)?;
+    d.set_item("t99_10", e.t99_10)?;
+    d.set_item("final_within_10", e.final_within_10)?;
+    Ok(d)
+}
+
+/// s-PERC §8.2.1's convergence experiment on the packet engine
+/// (`fairnet::systems::sperc::convergence`): `figure` is `"fig7"` (datacenter), `"fig8"` or
+/// `"table5"` (B4 WAN), `scheme` `"sperc"` or `"rcp"`, `scale` `"smoke"` or `"full"`; on the
+/// WAN `rate_bps` is the cable rate (default: the scale's first) and `replace` the fraction
+/// replaced per change (Fig. 8; default 0.4). Optional overrides of the spec. Returns the RTT
+/// unit and range (µs), flows, events, drops (data/ACK and control), timeouts, the start
+/// episode and per change the convergence times in RTTs (None: not within the epoch). Runs
+/// without the GIL, so two schemes can run on two threads.
 #[pyfunction]
-#[pyo3(signature = (scheme, scale, seed, changes=None, flows_per_server=None, epoch_rtts=None))]
-fn sperc_fig7<'py>(
+#[pyo3(signature = (figure, scheme, scale, seed, rate_bps=None, replace=None, changes=None, flows_per_server=None, epoch_rtts=None))]
+#[allow(clippy::too_many_arguments)]
+fn sperc_convergence<'py>(
     py: Python<'py>,
+    figure: &str,
     scheme: &str,
     scale: &str,
     seed: u64,
+    rate_bps: Option<u64>,
+    replace: Option<f64>,
     changes: Option<u32>,
     flows_per_server: Option<f64>,
     epoch_rtts: Option<u32>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let scheme = match scheme {
-        "sperc" => Scheme::SPercStar,
-        "rcp" => Scheme::Rcp,
+    let scheme = Scheme::parse(scheme, "sperc_convergence.scheme").map_err(value_error)?;
+    let full = match scale {
+        "smoke" => false,
+        "full" => true,
         s => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "sperc_fig7.scheme: unknown scheme {s:?}; expected \"sperc\" or \"rcp\""
+                "sperc_convergence.scale: unknown scale {s:?}; expected \"smoke\" or \"full\""
             )))
         }
     };
-    let mut spec = match scale {
-        "smoke" => Fig7Spec::smoke(seed),
-        "full" => Fig7Spec::full(seed),
-        s => {
+    let rate = Rate(rate_bps.unwrap_or(if full {
+        wan::FULL_RATES[0].0
+    } else {
+        wan::SMOKE_RATES[0].0
+    }));
+    let replace = replace.unwrap_or(0.4);
+    let mut spec = match (figure, full) {
+        ("fig7", false) => fig7::smoke(seed),
+        ("fig7", true) => fig7::full(seed),
+        ("fig8", false) => wan::fig8_smoke(rate, replace, seed),
+        ("fig8", true) => wan::fig8_full(rate, replace, seed),
+        ("table5", false) => wan::table5_smoke(rate, seed),
+        ("table5", true) => wan::table5_full(rate, seed),
+        (f, _) => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "sperc_fig7.scale: unknown scale {s:?}; expected \"smoke\" or \"full\""
+                "sperc_convergence.figure: unknown figure {f:?}; expected \"fig7\", \"fig8\" or \"table5\""
             )))
         }
     };
@@ -160,16 +189,32 @@ fn sperc_fig7<'py>(
         spec.epoch_rtts = e;
     }
     let r = py
-        .detach(|| fig7::run(&spec, scheme))
+        .detach(|| convergence::run(&spec, scheme))
         .map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("scheme", scheme.name())?;
-    d.set_item("servers", fig7::servers(&spec))?;
+    d.set_item("servers", spec.net.servers())?;
     d.set_item("rtt_us", r.rtt.0 as f64 * 1e-6)?;
+    d.set_item("rtt_min_us", r.rtt_range.0 .0 as f64 * 1e-6)?;
+    d.set_item("rtt_max_us", r.rtt_range.1 .0 as f64 * 1e-6)?;
     d.set_item("active_flows", r.active_flows)?;
-    d.set_item("t95_20", r.t95_20)?;
-    d.set_item("t99_10", r.t99_10)?;
-    d.set_item("final_within_10", r.final_within_10)?;
+    d.set_item("replace", spec.replace)?;
+    d.set_item("start", episode(py, &r.start)?)?;
+    d.set_item(
+        "t95_20",
+        r.changes.iter().map(|e| e.t95_20).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "t99_10",
+        r.changes.iter().map(|e| e.t99_10).collect::<Vec<_>>(),
+    )?;
+    d.set_item(
+        "final_within_10",
+        r.changes
+            .iter()
+            .map(|e| e.final_within_10)
+            .collect::<Vec<_>>(),
+    )?;
     d.set_item("epoch_rtts", spec.epoch_rtts)?;
     d.set_item("events", r.events)?;
     d.set_item("drops", r.drops)?;
@@ -183,6 +228,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(soze_app_cases, m)?)?;
     m.add_function(wrap_pyfunction!(soze_multi_connection, m)?)?;
     m.add_function(wrap_pyfunction!(soze_scaling, m)?)?;
-    m.add_function(wrap_pyfunction!(sperc_fig7, m)?)?;
+    m.add_function(wrap_pyfunction!(sperc_convergence, m)?)?;
     Ok(())
 }

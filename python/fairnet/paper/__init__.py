@@ -24,6 +24,8 @@ from fairnet.paper.sperc_fct import ENTRIES as SPERC_FCT
 from fairnet.paper.sperc_fig2 import ENTRY as SPERC_FIG2
 from fairnet.paper.sperc_fig6 import ENTRY as SPERC_FIG6
 from fairnet.paper.sperc_fig7 import ENTRY as SPERC_FIG7
+from fairnet.paper.sperc_fig8 import ENTRY as SPERC_FIG8
+from fairnet.paper.sperc_table5 import ENTRY as SPERC_TABLE5
 
 #: Every reproduction, by name.
 REGISTRY: dict[str, Entry] = {
@@ -42,6 +44,8 @@ REGISTRY: dict[str, Entry] = {
         SPERC_FIG2,
         SPERC_FIG6,
         SPERC_FIG7,
+        SPERC_FIG8,
+        SPERC_TABLE5,
         *SPERC_FCT,
     )
 }

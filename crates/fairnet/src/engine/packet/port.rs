@@ -27,6 +27,9 @@ pub struct PortView {
     pub queue_bytes: u64,
     /// Cumulative bytes transmitted by the port, including this packet.
     pub tx_bytes: u64,
+    /// Cumulative bytes the port dropped on arrival or from its queue (RCP counts them in its
+    /// input rate).
+    pub drop_bytes: u64,
     /// Current time (the packet starts serialization now).
     pub now: Time,
 }

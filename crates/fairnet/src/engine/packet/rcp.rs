@@ -10,7 +10,10 @@
 //!
 //! with `y` the rate of traffic *arriving* at the port over the interval, `q` the queue (bits)
 //! and `d` the flows' average RTT. An egress agent sees departures, so `y` is measured as
-//! (bytes sent + growth of the queue) / T, i.e. arrivals that were not dropped. `R` is kept
+//! (bytes sent + growth of the queue + bytes dropped) / T: every arrival, dropped or not (RCP's
+//! "input traffic rate"; counting only what was not dropped, an overloaded port with a full
+//! buffer would see `y = C` and leave `R` almost unchanged — on the WAN, where the buffer is
+//! far below the bandwidth-delay product, RCP then never recovered from its start). `R` is kept
 //! within `[min_rate, C]`. The update runs lazily, when the first packet leaves after the
 //! interval elapsed (`T` is then the real elapsed time). Every data packet leaving the port
 //! carries `min(R, header rate)` ([`super::pkt::Packet::rcp_rate`]).
@@ -114,6 +117,7 @@ pub struct RcpAgent {
     last: u64,
     last_tx: u64,
     last_q: u64,
+    last_drop: u64,
     primed: bool,
 }
 
@@ -130,6 +134,7 @@ impl RcpAgent {
             last: 0,
             last_tx: 0,
             last_q: 0,
+            last_drop: 0,
             primed: false,
         }
     }
@@ -151,11 +156,13 @@ impl PortAgent for RcpAgent {
             self.last = now;
             self.last_tx = port.tx_bytes - p.wire as u64;
             self.last_q = port.queue_bytes + p.wire as u64;
+            self.last_drop = port.drop_bytes;
         } else if now - self.last >= self.interval {
             let dt = (now - self.last) as f64 * 1e-12;
-            // Arrivals = departures + queue growth (bytes that were not dropped).
+            // Arrivals = departures + queue growth + drops.
             let arrived = (port.tx_bytes - self.last_tx) as f64 + port.queue_bytes as f64
-                - self.last_q as f64;
+                - self.last_q as f64
+                + (port.drop_bytes - self.last_drop) as f64;
             let y = arrived.max(0.0) * 8.0 / dt;
             let q = port.queue_bytes as f64 * 8.0;
             let k = (dt / self.d) * (self.alpha * (c - y) - self.beta * q / self.d) / c;
@@ -163,6 +170,7 @@ impl PortAgent for RcpAgent {
             self.last = now;
             self.last_tx = port.tx_bytes;
             self.last_q = port.queue_bytes;
+            self.last_drop = port.drop_bytes;
         }
         if p.kind == PacketKind::Data && decode_rate(p.rcp_rate).is_none_or(|h| self.r < h) {
             p.rcp_rate = encode_rate(self.r);

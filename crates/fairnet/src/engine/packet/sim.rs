@@ -1352,6 +1352,7 @@ impl PacketSim {
                 buffer: port.buffer,
                 queue_bytes: port.qdisc.bytes(),
                 tx_bytes: port.stats.tx_bytes,
+                drop_bytes: port.stats.drop_bytes,
                 now: Time(now),
             };
             agent.on_dequeue(id, &mut self.pool, &view);

@@ -21,7 +21,8 @@
 //!
 //! The same [`SPercStar`] code runs per port on the packet engine ([`packet`]: control packets,
 //! headroom, control-rate limit, `Tx_ctrl` round estimation; `transport = "sperc"`), where
-//! [`fig7`] reproduces §8.2.1's Fig. 7 against RCP.
+//! [`convergence`] runs §8.2.1's convergence-time experiment against RCP: [`fig7`] in the
+//! datacenter (Fig. 7), [`wan`] on the B4 WAN (Fig. 8, Table 5).
 //!
 //! The paper's words for the shared template (§3): "Step 1: the link assumes the flow is going to
 //! be bottlenecked here and computes bottleneck rate b … Step 2: the link determines e, the
@@ -73,9 +74,11 @@
 //!    and `Tx_ctrl` (its module doc lists its own choices); `l₀` is not implemented.
 
 pub mod algorithms;
+pub mod convergence;
 pub mod division;
 pub mod fig7;
 pub mod packet;
+pub mod wan;
 
 pub use algorithms::{
     AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,

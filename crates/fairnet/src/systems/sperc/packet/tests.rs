@@ -363,6 +363,7 @@ fn exchange(
         buffer: Bytes(128 * 1024),
         queue_bytes: 0,
         tx_bytes: 0,
+        drop_bytes: 0,
         now,
     };
     agent.on_dequeue(id, &mut pool, &view);

@@ -1,0 +1,62 @@
+"""Shared helpers of the s-PERC §8.2.1 convergence entries (``sperc-fig7``, ``sperc-fig8``,
+``sperc-table5``): running both schemes on the Rust experiment
+(``fairnet::systems::sperc::convergence``, whose module doc holds the metric and our choices),
+summarizing convergence times, and drawing their CDFs.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from fairnet import _core
+
+SCHEMES = ("sperc", "rcp")
+#: The two criteria of §8.2.1 ("95% of flows are within 20% of ideal, or … 99% of flows are
+#: within 10% of ideal"), as keys of the Rust results and labels.
+METRICS = (("t95_20", "95% within 20%"), ("t99_10", "99% within 10%"))
+
+
+def run_schemes(figure: str, scale: str, seed: int = 1, **overrides: Any) -> list[dict[str, Any]]:
+    """Runs ``figure`` (``fig7``, ``fig8`` or ``table5``) for s-PERC* and RCP on two threads
+    (the Rust runs release the GIL)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(_core.sperc_convergence, figure, s, scale, seed, **overrides)
+            for s in SCHEMES
+        ]
+        return [f.result() for f in futures]
+
+
+def censored(times: list[int | None], cap: int) -> list[int]:
+    """Convergence times with an episode that never converged counted as the epoch ``cap``."""
+    return [cap if t is None else t for t in times]
+
+
+def median(times: list[int | None], cap: int) -> float:
+    """Median in RTTs (never converged = ``cap``); NaN without episodes."""
+    return float(np.median(censored(times, cap))) if times else float("nan")
+
+
+def tail(times: list[int | None], cap: int) -> float:
+    """99th percentile in RTTs (never converged = ``cap``); NaN without episodes."""
+    return float(np.percentile(censored(times, cap), 99)) if times else float("nan")
+
+
+def fmt(value: float, missed: int = 0) -> str:
+    """A number of RTTs, with how many episodes never converged."""
+    return f"{value:g}" + (f" ({missed} never)" if missed else "")
+
+
+def plot_cdfs(ax: Any, runs: list[tuple[str, list[int | None], int]], label: str) -> None:
+    """Draws on ``ax`` the CDF of each ``(legend, times, cap)`` in ``runs``."""
+    for legend, times, cap in runs:
+        x = np.sort(censored(times, cap))
+        y = np.arange(1, len(x) + 1) / max(len(x), 1)
+        ax.step(x, y, where="post", label=legend)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"RTTs until {label}")
+    ax.set_ylabel("CDF of changes")
+    ax.legend(fontsize="small")

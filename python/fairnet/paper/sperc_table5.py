@@ -1,0 +1,119 @@
+"""s-PERC §8.2.1, Table 5: average convergence time of s-PERC* and RCP on the B4 WAN when all
+flows start at once, on the packet engine.
+
+Same setup as Fig. 8 (``sperc_fig8``; Table 6's WAN settings, one server per B4 site) but no
+flow changes: the start of each run is measured, and the times (in units of the mean base RTT
+of the run's flows) are averaged over runs with different seeds (the paper: 100 runs, 200 for
+RCP at 10 Gb/s). A run that never converged within the epoch counts as the epoch length.
+
+The paper's averages (RTTs), 95% of flows within 20% / 99% within 10%:
+1 Gb/s: RCP 53 / 91, s-PERC 10 / 15; 10 Gb/s: RCP 50 / 91, s-PERC 10 / 16.
+
+``smoke``: cables at 20 and 40 Mb/s (standing in for 1 and 10 Gb/s), 10 flows per server, two
+runs of 150 RTTs each. ``full``: 1 and 10 Gb/s, 100 flows per server, 100 runs of 300 RTTs
+(hours of CPU at 10 Gb/s; see ``docs/systems/sperc.md`` for the samples we ran).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.sperc_convergence import censored, run_schemes
+
+#: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
+PAPER = {
+    ("1Gb/s", "RCP"): (53.0, 91.0),
+    ("1Gb/s", "s-PERC*"): (10.0, 15.0),
+    ("10Gb/s", "RCP"): (50.0, 91.0),
+    ("10Gb/s", "s-PERC*"): (10.0, 16.0),
+}
+
+#: Per scale: (cable rates with the paper's rate each stands for, runs).
+CASES = {
+    "smoke": (((20e6, "1Gb/s"), (40e6, "10Gb/s")), 2),
+    "full": (((1e9, "1Gb/s"), (10e9, "10Gb/s")), 100),
+}
+
+
+def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[str, Any]]:
+    """One row per (rate, scheme): mean convergence times over ``runs`` seeds."""
+    rates, n = CASES[scale]
+    n = runs or n
+    rows = []
+    for rate, paper_rate in rates:
+        by_scheme: dict[str, list[dict[str, Any]]] = {}
+        for seed in range(1, n + 1):
+            for r in run_schemes("table5", scale, seed, rate_bps=int(rate), **overrides):
+                by_scheme.setdefault(r["scheme"], []).append(r)
+        for scheme, rs in by_scheme.items():
+            cap = rs[0]["epoch_rtts"]
+            t95 = [r["start"]["t95_20"] for r in rs]
+            t99 = [r["start"]["t99_10"] for r in rs]
+            rows.append(
+                {
+                    "scheme": scheme,
+                    "rate_bps": rate,
+                    "paper_rate": paper_rate,
+                    "runs": len(rs),
+                    "flows": rs[0]["active_flows"],
+                    "rtt_ms": float(np.mean([r["rtt_us"] for r in rs])) / 1e3,
+                    "t95_20": t95,
+                    "t99_10": t99,
+                    "mean_95_20": float(np.mean(censored(t95, cap))),
+                    "mean_99_10": float(np.mean(censored(t99, cap))),
+                    "not_converged_95_20": sum(t is None for t in t95),
+                    "not_converged_99_10": sum(t is None for t in t99),
+                    "epoch_rtts": cap,
+                    "drops": sum(r["drops"] for r in rs),
+                    "timeouts": sum(r["timeouts"] for r in rs),
+                    "paper_mean_95_20": PAPER[(paper_rate, scheme)][0],
+                    "paper_mean_99_10": PAPER[(paper_rate, scheme)][1],
+                }
+            )
+    return rows
+
+
+def run(scale: str, outdir: Path, console: Console) -> PaperResult:
+    rows = rows_of(scale)
+    t = Table(title="s-PERC Table 5 (B4 WAN): mean RTTs to converge when all flows start at once")
+    for col in ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"):
+        t.add_column(col, justify="right")
+    for r in rows:
+
+        def cell(mean: float, missed: int) -> str:
+            return f"{mean:.1f}" + (f" ({missed} never)" if missed else "")
+
+        t.add_row(
+            f"{r['rate_bps'] / 1e6:g} Mb/s ({r['paper_rate']})",
+            r["scheme"],
+            str(r["runs"]),
+            cell(r["mean_95_20"], r["not_converged_95_20"]),
+            f"{r['paper_mean_95_20']:g}",
+            cell(r["mean_99_10"], r["not_converged_99_10"]),
+            f"{r['paper_mean_99_10']:g}",
+        )
+    console.print(t)
+    console.print(
+        f"{rows[0]['flows']} flows; RTT unit {rows[0]['rtt_ms']:.1f} ms; a run that did not "
+        f"converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}."
+    )
+    return PaperResult(rows, [])
+
+
+ENTRY = Entry(
+    name="sperc-table5",
+    title="s-PERC* vs RCP: convergence when all flows start at once on the B4 WAN",
+    paper="s-PERC (Jose et al.), §8.2.1",
+    figure="Table 5",
+    scales={
+        "smoke": "B4, 1 server/site, cables 20 and 40 Mb/s, 10 flows/server, 2 runs",
+        "full": "B4, 1 server/site, cables 1 and 10 Gb/s, 100 flows/server, 100 runs",
+    },
+    run_fn=run,
+)
