@@ -45,6 +45,29 @@ def tail(times: list[int | None], cap: int) -> float:
     return float(np.percentile(censored(times, cap), 99)) if times else float("nan")
 
 
+def missed(times: list[int | None]) -> int:
+    """Episodes that never converged."""
+    return sum(t is None for t in times)
+
+
+def episode_summary(r: dict[str, Any], cap: int) -> dict[str, Any]:
+    """The fields every entry reports of one scheme's run ``r``: convergence times per
+    criterion, their medians (never converged = ``cap``), the misses and the run's losses."""
+    return {
+        "changes": len(r["t95_20"]),
+        "t95_20": r["t95_20"],
+        "t99_10": r["t99_10"],
+        "median_95_20": median(r["t95_20"], cap),
+        "median_99_10": median(r["t99_10"], cap),
+        "not_converged_95_20": missed(r["t95_20"]),
+        "not_converged_99_10": missed(r["t99_10"]),
+        "epoch_rtts": cap,
+        "drops": r["drops"],
+        "ctrl_drops": r["ctrl_drops"],
+        "timeouts": r["timeouts"],
+    }
+
+
 def fmt(value: float, missed: int = 0) -> str:
     """A number of RTTs, with how many episodes never converged."""
     return f"{value:g}" + (f" ({missed} never)" if missed else "")

@@ -41,9 +41,8 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
 from fairnet.runner import run as run_scenario
 from fairnet.runner import slowdown_by_size
 
@@ -194,9 +193,10 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
     for name, sd in slowdowns.items():
         for b in slowdown_by_size(size, sd, bins):
             rows.append({"scheme": name, **b})
-    t = Table(title=f"s-PERC {figure} ({scale}): FCT slowdown, {workload} at {load:.0%} load")
-    for col in ("scheme", "bin", "flows", "p50", "p95", "p99"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        f"s-PERC {figure} ({scale}): FCT slowdown, {workload} at {load:.0%} load",
+        ("scheme", "bin", "flows", "p50", "p95", "p99"),
+    )
     for r in rows:
         t.add_row(
             r["scheme"],

@@ -24,10 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
-from fairnet.paper.sperc_convergence import METRICS, fmt, median, plot_cdfs, run_schemes
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.sperc_convergence import METRICS, episode_summary, fmt, plot_cdfs, run_schemes
 
 #: s-PERC §8.2.1 (text): median RTTs to converge, (95% within 20%, 99% within 10%).
 PAPER = {"s-PERC*": (4.0, 14.0), "RCP": (45.0, 174.0)}
@@ -44,24 +43,15 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             "servers": r["servers"],
             "flows": r["active_flows"],
             "rtt_us": r["rtt_us"],
-            "changes": len(r["t95_20"]),
-            "t95_20": r["t95_20"],
-            "t99_10": r["t99_10"],
-            "median_95_20": median(r["t95_20"], cap),
-            "median_99_10": median(r["t99_10"], cap),
-            "not_converged_95_20": sum(t is None for t in r["t95_20"]),
-            "not_converged_99_10": sum(t is None for t in r["t99_10"]),
-            "epoch_rtts": cap,
-            "drops": r["drops"],
-            "ctrl_drops": r["ctrl_drops"],
-            "timeouts": r["timeouts"],
+            **episode_summary(r, cap),
             "paper_median_95_20": paper[0],
             "paper_median_99_10": paper[1],
         }
         rows.append(row)
-    t = Table(title="s-PERC Fig. 7: RTTs to converge after replacing 40% of the flows (median)")
-    for col in ("scheme", "flows", "changes", "95%/20%", "paper", "99%/10%", "paper"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        "s-PERC Fig. 7: RTTs to converge after replacing 40% of the flows (median)",
+        ("scheme", "flows", "changes", "95%/20%", "paper", "99%/10%", "paper"),
+    )
     for r in rows:
         t.add_row(
             r["scheme"],

@@ -25,10 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, save_figure
-from fairnet.paper.sperc_convergence import METRICS, fmt, median, plot_cdfs, run_schemes, tail
+from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.sperc_convergence import (
+    METRICS,
+    episode_summary,
+    fmt,
+    plot_cdfs,
+    run_schemes,
+    tail,
+)
 
 #: Fig. 8 captions: (rate label, scheme) -> (median, p99) for 95%/20% then 99%/10%, in RTTs.
 PAPER: dict[tuple[str, str], tuple[float, float, float, float]] = {
@@ -61,19 +67,9 @@ def rows_of(scale: str, seed: int = 1, **overrides: Any) -> list[dict[str, Any]]
                     "flows": r["active_flows"],
                     "rtt_ms": r["rtt_us"] / 1e3,
                     "rtt_range_ms": (r["rtt_min_us"] / 1e3, r["rtt_max_us"] / 1e3),
-                    "changes": len(r["t95_20"]),
-                    "t95_20": r["t95_20"],
-                    "t99_10": r["t99_10"],
-                    "median_95_20": median(r["t95_20"], cap),
+                    **episode_summary(r, cap),
                     "p99_95_20": tail(r["t95_20"], cap),
-                    "median_99_10": median(r["t99_10"], cap),
                     "p99_99_10": tail(r["t99_10"], cap),
-                    "not_converged_95_20": sum(t is None for t in r["t95_20"]),
-                    "not_converged_99_10": sum(t is None for t in r["t99_10"]),
-                    "epoch_rtts": cap,
-                    "drops": r["drops"],
-                    "ctrl_drops": r["ctrl_drops"],
-                    "timeouts": r["timeouts"],
                     "paper": paper,
                 }
             )
@@ -82,9 +78,10 @@ def rows_of(scale: str, seed: int = 1, **overrides: Any) -> list[dict[str, Any]]
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     rows = rows_of(scale)
-    t = Table(title="s-PERC Fig. 8 (B4 WAN): RTTs to converge after a change, median / p99")
-    for col in ("rate (paper's)", "replaced", "scheme", "95%/20%", "paper", "99%/10%", "paper"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        "s-PERC Fig. 8 (B4 WAN): RTTs to converge after a change, median / p99",
+        ("rate (paper's)", "replaced", "scheme", "95%/20%", "paper", "99%/10%", "paper"),
+    )
     for r in rows:
         p = r["paper"]
         t.add_row(

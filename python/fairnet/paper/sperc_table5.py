@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
-from fairnet.paper.entry import Entry, PaperResult
-from fairnet.paper.sperc_convergence import censored, run_schemes
+from fairnet.paper.entry import Entry, PaperResult, results_table
+from fairnet.paper.sperc_convergence import censored, missed, run_schemes
 
 #: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
 PAPER = {
@@ -67,8 +66,8 @@ def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[
                     "t99_10": t99,
                     "mean_95_20": float(np.mean(censored(t95, cap))),
                     "mean_99_10": float(np.mean(censored(t99, cap))),
-                    "not_converged_95_20": sum(t is None for t in t95),
-                    "not_converged_99_10": sum(t is None for t in t99),
+                    "not_converged_95_20": missed(t95),
+                    "not_converged_99_10": missed(t99),
                     "epoch_rtts": cap,
                     "drops": sum(r["drops"] for r in rs),
                     "timeouts": sum(r["timeouts"] for r in rs),
@@ -81,9 +80,10 @@ def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     rows = rows_of(scale)
-    t = Table(title="s-PERC Table 5 (B4 WAN): mean RTTs to converge when all flows start at once")
-    for col in ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"):
-        t.add_column(col, justify="right")
+    t = results_table(
+        "s-PERC Table 5 (B4 WAN): mean RTTs to converge when all flows start at once",
+        ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"),
+    )
     for r in rows:
 
         def cell(mean: float, missed: int) -> str:
