@@ -6,7 +6,7 @@ use fairnet::ids::NodeId;
 use fairnet::systems::soze::apps::{self, AppCase};
 use fairnet::systems::soze::{self, scaling};
 use fairnet::systems::sperc::convergence::{self, Episode, Scheme};
-use fairnet::systems::sperc::{fig7, wan};
+use fairnet::systems::sperc::{self, wan};
 use fairnet::units::{Bytes, Rate, Time};
 use fairnet::workload::FlowSpec;
 use pyo3::prelude::*;
@@ -166,19 +166,15 @@ fn sperc_convergence<'py>(
         wan::SMOKE_RATES[0].0
     }));
     let replace = replace.unwrap_or(0.4);
-    let mut spec = match (figure, full) {
-        ("fig7", false) => fig7::smoke(seed),
-        ("fig7", true) => fig7::full(seed),
-        ("fig8", false) => wan::fig8_smoke(rate, replace, seed),
-        ("fig8", true) => wan::fig8_full(rate, replace, seed),
-        ("table5", false) => wan::table5_smoke(rate, seed),
-        ("table5", true) => wan::table5_full(rate, seed),
-        (f, _) => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "sperc_convergence.figure: unknown figure {f:?}; expected \"fig7\", \"fig8\" or \"table5\""
-            )))
-        }
-    };
+    let mut spec = sperc::convergence_preset(
+        figure,
+        full,
+        rate,
+        replace,
+        seed,
+        "sperc_convergence.figure",
+    )
+    .map_err(value_error)?;
     if let Some(c) = changes {
         spec.changes = c;
     }

@@ -5,8 +5,8 @@
 //! [REPLACE] [SEED] [CHANGES] [RCP_INTERVAL_MS]` (0: one RTT) with FIGURE `fig7`, `fig8` or `table5`, SCHEME `sperc` or `rcp`,
 //! SCALE `smoke` or `full`.
 
+use fairnet::systems::sperc;
 use fairnet::systems::sperc::convergence::{run, RcpInterval, Scheme};
-use fairnet::systems::sperc::{fig7, wan};
 use fairnet::units::{Rate, Time};
 use std::time::Instant;
 
@@ -18,15 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rate = Rate(arg(3, "20000000").parse()?);
     let replace: f64 = arg(4, "0.4").parse()?;
     let seed: u64 = arg(5, "1").parse()?;
-    let mut spec = match (arg(0, "fig7").as_str(), full) {
-        ("fig7", false) => fig7::smoke(seed),
-        ("fig7", true) => fig7::full(seed),
-        ("fig8", false) => wan::fig8_smoke(rate, replace, seed),
-        ("fig8", true) => wan::fig8_full(rate, replace, seed),
-        ("table5", false) => wan::table5_smoke(rate, seed),
-        ("table5", true) => wan::table5_full(rate, seed),
-        (f, _) => return Err(format!("unknown figure {f:?}").into()),
-    };
+    let mut spec = sperc::convergence_preset(&arg(0, "fig7"), full, rate, replace, seed, "FIGURE")?;
     if let Some(c) = args.get(6) {
         spec.changes = c.parse()?;
     }

@@ -235,6 +235,21 @@ pub struct SPercSettings {
     pub initial_round: Time,
 }
 
+impl SPercSettings {
+    /// Table 6's s-PERC* row for the convergence-time experiments: 128 KB buffers, 64 B
+    /// control packets at 4% ("ctrl rate ... 4% (CT)"), 2% headroom, and the setting's initial
+    /// round (20 µs DC, 100 ms WAN).
+    pub fn table6(initial_round: Time) -> SPercSettings {
+        SPercSettings {
+            buffer: Bytes(128 * 1024),
+            ctrl_rate: 0.04,
+            ctrl_size: Bytes(64),
+            headroom: 0.02,
+            initial_round,
+        }
+    }
+}
+
 /// The experiment's parameters (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ConvSpec {

@@ -47,13 +47,7 @@ fn dc(net: Net, seed: u64) -> ConvSpec {
             beta: 0.2,
             interval: RcpInterval::Rtt,
         },
-        sperc: SPercSettings {
-            buffer: Bytes(128 * 1024),
-            ctrl_rate: 0.04,
-            ctrl_size: Bytes(64),
-            headroom: 0.02,
-            initial_round: Time::from_us(20),
-        },
+        sperc: SPercSettings::table6(Time::from_us(20)),
         seed,
     }
 }

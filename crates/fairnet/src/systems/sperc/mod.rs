@@ -88,8 +88,8 @@ pub use division::{Divider, LookupDivision};
 
 use crate::alloc::Problem;
 use crate::engine::rounds::{simulate, DelayModel, Departure, RoundsConfig, RoundsOutcome};
-use crate::error::Result;
-use crate::units::Bytes;
+use crate::error::{Error, Result};
+use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
 
 /// Which link algorithm runs.
@@ -258,3 +258,31 @@ pub fn run_rounds(p: &Problem, spec: &RoundsSpec, seed: u64) -> Result<RoundsOut
 
 #[cfg(test)]
 mod tests;
+
+/// The convergence-time experiment of `figure` (`"fig7"`, `"fig8"` or `"table5"`) at smoke or
+/// `full` scale: the presets of [`fig7`] and [`wan`] (`rate` and `replace` are the WAN cable
+/// rate and the share of flows replaced per change; Fig. 7 ignores them). An unknown figure
+/// is an error naming `at`.
+pub fn convergence_preset(
+    figure: &str,
+    full: bool,
+    rate: Rate,
+    replace: f64,
+    seed: u64,
+    at: &str,
+) -> Result<convergence::ConvSpec> {
+    Ok(match (figure, full) {
+        ("fig7", false) => fig7::smoke(seed),
+        ("fig7", true) => fig7::full(seed),
+        ("fig8", false) => wan::fig8_smoke(rate, replace, seed),
+        ("fig8", true) => wan::fig8_full(rate, replace, seed),
+        ("table5", false) => wan::table5_smoke(rate, seed),
+        ("table5", true) => wan::table5_full(rate, seed),
+        (f, _) => {
+            return Err(Error::invalid(
+                at,
+                format!("unknown figure {f:?}; expected \"fig7\", \"fig8\" or \"table5\""),
+            ))
+        }
+    })
+}

@@ -65,13 +65,7 @@ fn wan(rate: Rate, seed: u64) -> ConvSpec {
             beta: 0.1,
             interval: RcpInterval::Fixed(Time::from_ms(20)),
         },
-        sperc: SPercSettings {
-            buffer: Bytes(128 * 1024),
-            ctrl_rate: 0.04,
-            ctrl_size: Bytes(64),
-            headroom: 0.02,
-            initial_round: Time::from_ms(100),
-        },
+        sperc: SPercSettings::table6(Time::from_ms(100)),
         seed,
     }
 }
