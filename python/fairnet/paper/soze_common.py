@@ -30,6 +30,8 @@ LINK_BPS = 100e9
 #: Sampling interval of the rate and queue series.
 INTERVAL = "10us"
 INTERVAL_S = 10e-6
+#: Payload and wire bytes of a full packet (Söze §5: 1000 B payload; the engine's 48 B header).
+PAYLOAD, WIRE = 1000, 1048
 #: A flow that never ends within a run (bytes).
 LONG = 10**13
 #: Söze §4's target-function parameters (seconds).
@@ -162,7 +164,7 @@ def step_sizes(n: int, rate_bps: float, phase: float) -> list[int]:
     out = []
     for i in range(n):
         wire_bits = sum(rate_bps * phase / counts[k] for k in range(i, i + n))
-        out.append(round(wire_bits / 8 * 1000 / 1048))
+        out.append(round(wire_bits / 8 * PAYLOAD / WIRE))
     return out
 
 

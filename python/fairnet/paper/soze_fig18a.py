@@ -40,15 +40,13 @@ from rich.console import Console
 import fairnet
 from fairnet import _core
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import LINK_BPS, soze_engine
+from fairnet.paper.soze_common import LINK_BPS, PAYLOAD, WIRE, soze_engine
 
 #: Flows per coflow and WRR queues per port (§5.3.2).
 FLOWS, QUEUES = 10, 4
 #: Bytes of one size unit (the paper's GB) and coflows run, per scale.
 UNIT = {"smoke": 10_000_000, "full": 1_000_000_000}
 COFLOWS = {"smoke": 3, "full": 5}
-#: Payload and wire bytes per packet (Söze §5: 1000 B payload, 48 B of headers).
-PAYLOAD, WIRE = 1000, 1048
 SCHEMES = ("Söze", "Multi-Conn", "Physical Queue")
 
 
