@@ -316,14 +316,22 @@ pub struct RoundsOutcome {
     pub trace: Vec<TracePoint>,
 }
 
-// Event kinds, packed into the low bits of the payload.
-const EV_HOP: u64 = 0;
-const EV_RESEND: u64 = 1;
+// Event kinds, packed into the low bits of the payload with the flow or link id and the visit.
+const EV_VISIT: u64 = 0;
+const EV_RETURN: u64 = 1;
 const EV_TIMER: u64 = 2;
 const EV_CHECK: u64 = 3;
 
-fn ev(kind: u64, id: u32, hop: u32) -> u64 {
-    kind | (u64::from(hop) << 2) | (u64::from(id) << 32)
+fn ev(kind: u64, id: u32, visit: u32) -> u64 {
+    kind | (u64::from(visit) << 2) | (u64::from(id) << 32)
+}
+
+fn ev_id(payload: u64) -> usize {
+    (payload >> 32) as usize
+}
+
+fn ev_visit(payload: u64) -> usize {
+    ((payload >> 2) & 0x3fff_ffff) as usize
 }
 
 /// Runs `alg` on `p` (unweighted, uncapped: s-PERC §2 assumption 5) with the options `cfg`.
@@ -350,335 +358,505 @@ pub fn simulate<A: LinkAlgorithm>(
             return Err(Error::invalid(format!("flows[{f}]"), "has an empty path"));
         }
     }
-    let n = p.num_flows();
-    let m = p.num_links();
-    let ptr = p.path_ptr();
-    let path = p.path_links();
-
-    // The flow set at the end, its oracle and k-Water-filling counts.
-    let mut leaves_at = vec![f64::INFINITY; n];
-    for d in &cfg.departures {
-        leaves_at[d.flow as usize] = leaves_at[d.flow as usize].min(d.round);
+    let mut run = Run::new(p, alg, cfg)?;
+    match cfg.delay {
+        DelayModel::FixedRtt { .. } => run.drive_periodic(),
+        DelayModel::Uniform { min, max } => run.drive_events(min.0, max.0),
     }
-    let staying: Vec<usize> = (0..n).filter(|&f| leaves_at[f].is_infinite()).collect();
-    let mut oracle = vec![0.0; n];
-    let (n1, n2, ninf) = if staying.len() == n {
-        let a = solve(p);
-        oracle.copy_from_slice(&a.rates);
-        let c = iteration_counts(p, &a);
-        (c.k1, c.k2, c.kinf)
-    } else {
-        let paths: Vec<Vec<u32>> = staying.iter().map(|&f| p.path(f).to_vec()).collect();
-        let q = Problem::new(ProblemInput::from_paths(p.capacities().to_vec(), &paths))?;
-        let a = solve(&q);
-        for (i, &f) in staying.iter().enumerate() {
-            oracle[f] = a.rates[i];
-        }
-        let c = iteration_counts(&q, &a);
-        (c.k1, c.k2, c.kinf)
-    };
-
-    // Links, and each flow's index among a link's flows (per-flow link state of *Fair*).
-    let caps = p.capacities();
-    let mut count = vec![0usize; m];
-    let mut local = vec![0u32; path.len()];
-    for (s, &l) in path.iter().enumerate() {
-        local[s] = count[l as usize] as u32;
-        count[l as usize] += 1;
-    }
-    let mut links: Vec<A::Link> = (0..m).map(|l| alg.new_link(caps[l], count[l])).collect();
-    let mut hops: Vec<A::Hop> = vec![alg.initial_hop(); path.len()];
-    let mut saved: Vec<A::Hop> = if cfg.drop_probability > 0.0 {
-        hops.clone()
-    } else {
-        Vec::new()
-    };
-
-    // Link visits per traversal: the path, and with `two_way` the path again in reverse.
-    let passes = if cfg.two_way { 2 } else { 1 };
-    let max_len = passes * (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
-    let round = match cfg.delay {
-        DelayModel::FixedRtt { rtt } => rtt.0,
-        DelayModel::Uniform { max, .. } => {
-            max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
-                Error::invalid(
-                    "engine.delay.max",
-                    "the round (max × (path length + 1)) overflows",
-                )
-            })?
-        }
-    };
-    let horizon = round
-        .checked_mul(u64::from(cfg.max_rounds) + 1)
-        .ok_or_else(|| {
-            Error::invalid(
-                "engine.max_rounds",
-                "max_rounds × the round length overflows the simulated time (u64 picoseconds)",
-            )
-        })?
-        - round;
-    let drop_end = (cfg.drop_rounds * round as f64) as u64;
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-
-    // Schedule of the current traversal of every flow: its link visits (P, or 2P with
-    // `two_way`), then the arrival at the source.
-    let sched_ptr: Vec<usize> = (0..=n).map(|f| passes * ptr[f] + f).collect();
-    let mut sched = vec![0u64; passes * path.len() + n];
-    let mut sent_at = vec![0u64; n];
-    let mut fin = vec![false; n];
-    let mut gone = vec![false; n];
-    let mut rates = vec![0.0f64; n];
-    let mut good_since: Vec<Option<u64>> = vec![None; n];
-    let mut rate_good_since: Vec<Option<u64>> = vec![None; n];
-    let mut n_good = 0usize;
-    let mut latest_good = 0u64;
-    let mut reference = 0u64;
-    let mut pending_fins = staying.len() < n;
-    let mut trace = Vec::new();
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u64)>> = BinaryHeap::with_capacity(n + m + 1);
-    let mut seq = 0u64;
-    let mut push = |heap: &mut BinaryHeap<Reverse<(u64, u64, u64)>>, t: u64, payload: u64| {
-        seq += 1;
-        heap.push(Reverse((t, seq, payload)));
-    };
-
-    // FixedRtt: every flow's link visits sit at fixed random points inside its RTT, drawn once.
-    let mut offsets = Vec::new();
-    if let DelayModel::FixedRtt { rtt } = cfg.delay {
-        offsets = vec![0u64; sched.len()];
-        for f in 0..n {
-            let s = &mut offsets[sched_ptr[f]..sched_ptr[f + 1]];
-            let gaps: Vec<f64> = s.iter().map(|_| rng.gen::<f64>() + 1e-9).collect();
-            let total: f64 = gaps.iter().sum();
-            let mut acc = 0.0;
-            for (slot, g) in s.iter_mut().zip(&gaps) {
-                acc += g;
-                *slot = ((rtt.0 as f64) * acc / total) as u64;
-            }
-            *s.last_mut().unwrap() = rtt.0;
-        }
-    }
-    let plan = |f: usize, t0: u64, rng: &mut ChaCha8Rng, sched: &mut [u64]| {
-        let s = &mut sched[sched_ptr[f]..sched_ptr[f + 1]];
-        match cfg.delay {
-            DelayModel::FixedRtt { .. } => {
-                for (slot, o) in s.iter_mut().zip(&offsets[sched_ptr[f]..sched_ptr[f + 1]]) {
-                    *slot = t0 + o;
-                }
-            }
-            DelayModel::Uniform { min, max } => {
-                let mut t = t0;
-                for slot in s.iter_mut() {
-                    t += if min == max {
-                        min.0
-                    } else {
-                        rng.gen_range(min.0..=max.0)
-                    };
-                    *slot = t;
-                }
-            }
-        }
-    };
-
-    // Every flow starts at time 0 (§8.1.1 "all flows start at once").
-    for f in 0..n {
-        plan(f, 0, &mut rng, &mut sched);
-        push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
-    }
-    if A::HAS_TIMEOUT {
-        for l in 0..m {
-            let phase = rng.gen_range(0..round);
-            push(&mut heap, phase, ev(EV_TIMER, l as u32, 0));
-        }
-    }
-    push(&mut heap, round, ev(EV_CHECK, 0, 0));
-
-    let mut updates = 0u64;
-    let mut drops = 0u64;
-    let mut now = 0u64;
-    while let Some(Reverse((t, _, payload))) = heap.pop() {
-        if t > horizon {
-            break;
-        }
-        now = t;
-        let id = (payload >> 32) as usize;
-        match payload & 3 {
-            EV_HOP => {
-                let f = id;
-                let k = ((payload >> 2) & 0x3fff_ffff) as usize;
-                let len = ptr[f + 1] - ptr[f];
-                // A FIN goes out only (see `RoundsConfig::two_way`).
-                let visits = if fin[f] { len } else { passes * len };
-                if k == visits {
-                    // Back at the source: new rate = min allocation (assumption 10).
-                    let pk = &hops[ptr[f]..ptr[f + 1]];
-                    let r = pk
-                        .iter()
-                        .map(|h| alg.allocation(h))
-                        .fold(f64::INFINITY, f64::min);
-                    if cfg.trace && r != rates[f] {
-                        trace.push(TracePoint {
-                            time: Time(t),
-                            flow: f as u32,
-                            rate: r,
-                        });
-                    }
-                    rates[f] = r;
-                    if !saved.is_empty() {
-                        saved[ptr[f]..ptr[f + 1]].clone_from_slice(pk);
-                    }
-                    send(f, t, &leaves_at, round, &mut fin, &mut sent_at);
-                    plan(f, t, &mut rng, &mut sched);
-                    push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
-                    continue;
-                }
-                if cfg.drop_probability > 0.0
-                    && t < drop_end
-                    && rng.gen::<f64>() < cfg.drop_probability
-                {
-                    drops += 1;
-                    reference = reference.max(t);
-                    // The source times out one round after sending and resends its last copy.
-                    push(&mut heap, sent_at[f] + round, ev(EV_RESEND, f as u32, 0));
-                    continue;
-                }
-                // Visit k: hop k on the way out, hop 2·len − 1 − k on the way back.
-                let hop = if k < len { k } else { 2 * len - 1 - k };
-                let s = ptr[f] + hop;
-                let l = path[s] as usize;
-                updates += 1;
-                let u = Update {
-                    flow: f as u32,
-                    hop,
-                    local: local[s],
-                    leaving: fin[f],
-                };
-                alg.process(&mut links[l], u, &mut hops[ptr[f]..ptr[f + 1]]);
-                if k + 1 < visits {
-                    push(
-                        &mut heap,
-                        sched[sched_ptr[f] + k + 1],
-                        ev(EV_HOP, f as u32, k as u32 + 1),
-                    );
-                    continue;
-                }
-                if fin[f] {
-                    gone[f] = true;
-                    rates[f] = 0.0;
-                    reference = reference.max(t);
-                    continue;
-                }
-                // The traversal is complete: is the flow allocated its max-min rate everywhere?
-                let target = oracle[f];
-                let close = |x: f64| (x - target).abs() <= cfg.tolerance * target;
-                let pk = &hops[ptr[f]..ptr[f + 1]];
-                let ok = leaves_at[f].is_infinite() && pk.iter().all(|h| close(alg.allocation(h)));
-                // The weaker criterion: the sending rate this packet will set (min x) is right.
-                let min_x = pk
-                    .iter()
-                    .map(|h| alg.allocation(h))
-                    .fold(f64::INFINITY, f64::min);
-                if leaves_at[f].is_infinite() && close(min_x) {
-                    rate_good_since[f].get_or_insert(t);
-                } else {
-                    rate_good_since[f] = None;
-                }
-                match (ok, good_since[f]) {
-                    (true, None) => {
-                        good_since[f] = Some(t);
-                        n_good += 1;
-                        latest_good = latest_good.max(t);
-                    }
-                    (false, Some(_)) => {
-                        good_since[f] = None;
-                        n_good -= 1;
-                    }
-                    _ => {}
-                }
-                push(
-                    &mut heap,
-                    sched[sched_ptr[f] + visits],
-                    ev(EV_HOP, f as u32, visits as u32),
-                );
-            }
-            EV_RESEND => {
-                let f = id;
-                hops[ptr[f]..ptr[f + 1]].clone_from_slice(&saved[ptr[f]..ptr[f + 1]]);
-                send(f, t, &leaves_at, round, &mut fin, &mut sent_at);
-                plan(f, t, &mut rng, &mut sched);
-                push(&mut heap, sched[sched_ptr[f]], ev(EV_HOP, f as u32, 0));
-            }
-            EV_TIMER => {
-                alg.on_round(&mut links[id]);
-                push(&mut heap, t + round, ev(EV_TIMER, id as u32, 0));
-            }
-            _ => {
-                // EV_CHECK, once per round: stop early once everything has settled.
-                if pending_fins {
-                    pending_fins = !(0..n).all(|f| leaves_at[f].is_infinite() || gone[f]);
-                }
-                let settled = !pending_fins
-                    && t >= drop_end.min(horizon)
-                    && n_good == staying.len()
-                    && cfg.stable_rounds > 0
-                    && t >= latest_good + round * u64::from(cfg.stable_rounds);
-                if settled {
-                    break;
-                }
-                push(&mut heap, t + round, ev(EV_CHECK, 0, 0));
-            }
-        }
-    }
-
-    let converged = n_good == staying.len() && !pending_fins;
-    let convergence_rounds = converged.then(|| {
-        let last = staying
-            .iter()
-            .filter_map(|&f| good_since[f])
-            .max()
-            .unwrap_or(0);
-        last.saturating_sub(reference) as f64 / round as f64
-    });
-    let rate_convergence_rounds = staying
-        .iter()
-        .map(|&f| rate_good_since[f])
-        .collect::<Option<Vec<u64>>>()
-        .map(|v| {
-            let last = v.into_iter().max().unwrap_or(0);
-            last.saturating_sub(reference) as f64 / round as f64
-        });
-    let mut max_rel_error = 0.0f64;
-    for &f in &staying {
-        max_rel_error = max_rel_error.max((rates[f] - oracle[f]).abs() / oracle[f]);
-    }
-    let exceeds = |bound: u32| convergence_rounds.is_none_or(|c| c > f64::from(bound));
-    Ok(RoundsOutcome {
-        round: Time(round),
-        rates,
-        oracle,
-        converged,
-        convergence_rounds,
-        rate_convergence_rounds,
-        reference_round: reference as f64 / round as f64,
-        n1,
-        n2,
-        ninf,
-        exceeds_6n2: exceeds(6 * n2),
-        exceeds_4n1: exceeds(4 * n1),
-        rounds_run: now as f64 / round as f64,
-        updates,
-        drops,
-        max_rel_error,
-        trace,
-    })
+    Ok(run.outcome())
 }
 
-/// A control packet leaves flow `f`'s source at `t`; it carries a FIN if the flow's departure
-/// round has come.
-fn send(f: usize, t: u64, leaves_at: &[f64], round: u64, fin: &mut [bool], sent_at: &mut [u64]) {
-    sent_at[f] = t;
-    if t as f64 >= leaves_at[f] * round as f64 {
-        fin[f] = true;
+/// What a link visit left the control packet doing.
+enum Visited {
+    /// On its way to the next link of the traversal.
+    Next,
+    /// Done with its links, on its way back to the source.
+    Complete,
+    /// Dropped: the source resends when it times out (one round after sending).
+    Dropped,
+    /// A FIN that has crossed its last link: the flow is gone.
+    Gone,
+}
+
+/// The state of one run: links, control packets, flows and the convergence bookkeeping. The
+/// two drivers ([`Run::drive_periodic`], [`Run::drive_events`]) only decide *when* its
+/// handlers run; what happens at a link, at a source and once a round is written once, here.
+struct Run<'a, A: LinkAlgorithm> {
+    alg: &'a A,
+    cfg: &'a RoundsConfig,
+    ptr: &'a [usize],
+    path: &'a [u32],
+    /// Each path entry's index among its link's flows (per-flow link state of *Fair*).
+    local: Vec<u32>,
+    links: Vec<A::Link>,
+    /// Every flow's control packet: its per-link fields (CSR, like the paths).
+    hops: Vec<A::Hop>,
+    /// With drops: the copy of every packet the source last sent, to resend.
+    saved: Vec<A::Hop>,
+    /// Link visits per traversal and path link: 2 with `two_way`, else 1.
+    passes: usize,
+    round: u64,
+    horizon: u64,
+    drop_end: u64,
+    rng: ChaCha8Rng,
+    leaves_at: Vec<f64>,
+    staying: Vec<usize>,
+    oracle: Vec<f64>,
+    counts: (u32, u32, u32),
+    sent_at: Vec<u64>,
+    fin: Vec<bool>,
+    gone: Vec<bool>,
+    dropped: Vec<bool>,
+    rates: Vec<f64>,
+    good_since: Vec<Option<u64>>,
+    rate_good_since: Vec<Option<u64>>,
+    n_good: usize,
+    latest_good: u64,
+    reference: u64,
+    pending_fins: bool,
+    trace: Vec<TracePoint>,
+    updates: u64,
+    drops: u64,
+    now: u64,
+}
+
+impl<'a, A: LinkAlgorithm> Run<'a, A> {
+    fn new(p: &'a Problem, alg: &'a A, cfg: &'a RoundsConfig) -> Result<Self> {
+        let n = p.num_flows();
+        let m = p.num_links();
+        let ptr = p.path_ptr();
+        let path = p.path_links();
+
+        // The flow set at the end, its oracle and k-Water-filling counts.
+        let mut leaves_at = vec![f64::INFINITY; n];
+        for d in &cfg.departures {
+            leaves_at[d.flow as usize] = leaves_at[d.flow as usize].min(d.round);
+        }
+        let staying: Vec<usize> = (0..n).filter(|&f| leaves_at[f].is_infinite()).collect();
+        let mut oracle = vec![0.0; n];
+        let counts = if staying.len() == n {
+            let a = solve(p);
+            oracle.copy_from_slice(&a.rates);
+            let c = iteration_counts(p, &a);
+            (c.k1, c.k2, c.kinf)
+        } else {
+            let paths: Vec<Vec<u32>> = staying.iter().map(|&f| p.path(f).to_vec()).collect();
+            let q = Problem::new(ProblemInput::from_paths(p.capacities().to_vec(), &paths))?;
+            let a = solve(&q);
+            for (i, &f) in staying.iter().enumerate() {
+                oracle[f] = a.rates[i];
+            }
+            let c = iteration_counts(&q, &a);
+            (c.k1, c.k2, c.kinf)
+        };
+
+        let caps = p.capacities();
+        let mut count = vec![0usize; m];
+        let mut local = vec![0u32; path.len()];
+        for (s, &l) in path.iter().enumerate() {
+            local[s] = count[l as usize] as u32;
+            count[l as usize] += 1;
+        }
+        let links: Vec<A::Link> = (0..m).map(|l| alg.new_link(caps[l], count[l])).collect();
+        let hops: Vec<A::Hop> = vec![alg.initial_hop(); path.len()];
+        let saved = if cfg.drop_probability > 0.0 {
+            hops.clone()
+        } else {
+            Vec::new()
+        };
+
+        // Link visits per traversal: the path, and with `two_way` the path again in reverse.
+        let passes = if cfg.two_way { 2 } else { 1 };
+        let max_len = passes * (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
+        let round = match cfg.delay {
+            DelayModel::FixedRtt { rtt } => rtt.0,
+            DelayModel::Uniform { max, .. } => {
+                max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
+                    Error::invalid(
+                        "engine.delay.max",
+                        "the round (max × (path length + 1)) overflows",
+                    )
+                })?
+            }
+        };
+        let horizon = round
+            .checked_mul(u64::from(cfg.max_rounds) + 1)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "engine.max_rounds",
+                    "max_rounds × the round length overflows the simulated time (u64 picoseconds)",
+                )
+            })?
+            - round;
+        Ok(Run {
+            alg,
+            cfg,
+            ptr,
+            path,
+            local,
+            links,
+            hops,
+            saved,
+            passes,
+            round,
+            horizon,
+            drop_end: (cfg.drop_rounds * round as f64) as u64,
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            pending_fins: staying.len() < n,
+            leaves_at,
+            staying,
+            oracle,
+            counts,
+            sent_at: vec![0; n],
+            fin: vec![false; n],
+            gone: vec![false; n],
+            dropped: vec![false; n],
+            rates: vec![0.0; n],
+            good_since: vec![None; n],
+            rate_good_since: vec![None; n],
+            n_good: 0,
+            latest_good: 0,
+            reference: 0,
+            trace: Vec::new(),
+            updates: 0,
+            drops: 0,
+            now: 0,
+        })
+    }
+
+    fn num_flows(&self) -> usize {
+        self.ptr.len() - 1
+    }
+
+    /// Link visits of flow `f`'s current traversal. A FIN goes out only (see
+    /// [`RoundsConfig::two_way`]).
+    fn visits(&self, f: usize) -> usize {
+        let len = self.ptr[f + 1] - self.ptr[f];
+        if self.fin[f] {
+            len
+        } else {
+            self.passes * len
+        }
+    }
+
+    /// Visit `k` of flow `f`'s current traversal, at `t`: hop `k` on the way out, hop
+    /// `2·len − 1 − k` on the way back.
+    fn visit(&mut self, f: usize, k: usize, t: u64) -> Visited {
+        let cfg = self.cfg;
+        if cfg.drop_probability > 0.0
+            && t < self.drop_end
+            && self.rng.gen::<f64>() < cfg.drop_probability
+        {
+            self.drops += 1;
+            self.reference = self.reference.max(t);
+            self.dropped[f] = true;
+            return Visited::Dropped;
+        }
+        let (lo, hi) = (self.ptr[f], self.ptr[f + 1]);
+        let len = hi - lo;
+        let hop = if k < len { k } else { 2 * len - 1 - k };
+        let s = lo + hop;
+        self.updates += 1;
+        let u = Update {
+            flow: f as u32,
+            hop,
+            local: self.local[s],
+            leaving: self.fin[f],
+        };
+        let link = &mut self.links[self.path[s] as usize];
+        self.alg.process(link, u, &mut self.hops[lo..hi]);
+        if k + 1 < self.visits(f) {
+            return Visited::Next;
+        }
+        if self.fin[f] {
+            self.gone[f] = true;
+            self.rates[f] = 0.0;
+            self.reference = self.reference.max(t);
+            return Visited::Gone;
+        }
+        // The traversal is complete: is the flow allocated its max-min rate everywhere?
+        let target = self.oracle[f];
+        let close = |x: f64| (x - target).abs() <= cfg.tolerance * target;
+        let pk = &self.hops[lo..hi];
+        let stays = self.leaves_at[f].is_infinite();
+        let ok = stays && pk.iter().all(|h| close(self.alg.allocation(h)));
+        // The weaker criterion: the sending rate this packet will set (min x) is right.
+        if stays && close(self.min_allocation(f)) {
+            self.rate_good_since[f].get_or_insert(t);
+        } else {
+            self.rate_good_since[f] = None;
+        }
+        match (ok, self.good_since[f]) {
+            (true, None) => {
+                self.good_since[f] = Some(t);
+                self.n_good += 1;
+                self.latest_good = self.latest_good.max(t);
+            }
+            (false, Some(_)) => {
+                self.good_since[f] = None;
+                self.n_good -= 1;
+            }
+            _ => {}
+        }
+        Visited::Complete
+    }
+
+    /// The smallest allocation `x` in flow `f`'s packet.
+    fn min_allocation(&self, f: usize) -> f64 {
+        self.hops[self.ptr[f]..self.ptr[f + 1]]
+            .iter()
+            .map(|h| self.alg.allocation(h))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Flow `f`'s source at `t`: its packet is back (the rate becomes the minimum allocation,
+    /// assumption 10), or it was dropped and the source timed out (it resends its last copy).
+    /// Either way the next control packet leaves at once.
+    fn at_source(&mut self, f: usize, t: u64) {
+        let (lo, hi) = (self.ptr[f], self.ptr[f + 1]);
+        if self.dropped[f] {
+            self.dropped[f] = false;
+            self.hops[lo..hi].clone_from_slice(&self.saved[lo..hi]);
+        } else {
+            let r = self.min_allocation(f);
+            if self.cfg.trace && r != self.rates[f] {
+                self.trace.push(TracePoint {
+                    time: Time(t),
+                    flow: f as u32,
+                    rate: r,
+                });
+            }
+            self.rates[f] = r;
+            if !self.saved.is_empty() {
+                self.saved[lo..hi].clone_from_slice(&self.hops[lo..hi]);
+            }
+        }
+        // The packet carries a FIN once the flow's departure round has come.
+        self.sent_at[f] = t;
+        if t as f64 >= self.leaves_at[f] * self.round as f64 {
+            self.fin[f] = true;
+        }
+    }
+
+    /// Once per round: whether everything has settled, so the run can stop early.
+    fn settled(&mut self, t: u64) -> bool {
+        if self.pending_fins {
+            self.pending_fins =
+                !(0..self.num_flows()).all(|f| self.leaves_at[f].is_infinite() || self.gone[f]);
+        }
+        !self.pending_fins
+            && t >= self.drop_end.min(self.horizon)
+            && self.n_good == self.staying.len()
+            && self.cfg.stable_rounds > 0
+            && t >= self.latest_good + self.round * u64::from(self.cfg.stable_rounds)
+    }
+
+    /// [`DelayModel::FixedRtt`]: every flow starts at 0 and every RTT is exactly one round, so
+    /// traversal `r` of every flow happens in `[r·rtt, (r+1)·rtt]` with its link visits at the
+    /// same offsets every round, and the link timers fire at the same phases. One round's events
+    /// are sorted once and replayed round after round; events of flows that left, of dropped
+    /// packets and the return visits of a FIN are skipped. (The same schedule through a heap
+    /// cost half the run time, s-PERC Fig. 6 sweep.)
+    fn drive_periodic(&mut self) {
+        let n = self.num_flows();
+        let rtt = self.round;
+        let mut events: Vec<(u64, u64)> = Vec::with_capacity(self.passes * self.path.len() + n);
+        let mut gaps = Vec::new();
+        for f in 0..n {
+            let visits = self.passes * (self.ptr[f + 1] - self.ptr[f]);
+            // Visit k at rtt · (g_0 + … + g_k) / (g_0 + … + g_V), the return at rtt.
+            gaps.clear();
+            gaps.extend((0..=visits).map(|_| self.rng.gen::<f64>() + 1e-9));
+            let total: f64 = gaps.iter().sum();
+            let mut acc = 0.0;
+            for (k, g) in gaps[..visits].iter().enumerate() {
+                acc += g;
+                let offset = ((rtt as f64) * acc / total) as u64;
+                events.push((offset.min(rtt), ev(EV_VISIT, f as u32, k as u32)));
+            }
+            events.push((rtt, ev(EV_RETURN, f as u32, 0)));
+        }
+        if A::HAS_TIMEOUT {
+            for l in 0..self.links.len() {
+                let phase = self.rng.gen_range(0..rtt);
+                events.push((phase, ev(EV_TIMER, l as u32, 0)));
+            }
+        }
+        events.push((rtt, ev(EV_CHECK, 0, 0)));
+        // Ties: a flow's visits in order, before its return.
+        events.sort_unstable_by_key(|&(offset, payload)| (offset, payload & 3, payload));
+
+        let mut start = 0u64;
+        loop {
+            for &(offset, payload) in &events {
+                let t = start + offset;
+                if t > self.horizon {
+                    return;
+                }
+                self.now = t;
+                let id = ev_id(payload);
+                match payload & 3 {
+                    EV_VISIT => {
+                        let k = ev_visit(payload);
+                        if !(self.gone[id] || self.dropped[id] || k >= self.visits(id)) {
+                            self.visit(id, k, t);
+                        }
+                    }
+                    EV_RETURN => {
+                        if !self.gone[id] {
+                            self.at_source(id, t);
+                        }
+                    }
+                    EV_TIMER => self.alg.on_round(&mut self.links[id]),
+                    _ => {
+                        if self.settled(t) {
+                            return;
+                        }
+                    }
+                }
+            }
+            start += rtt;
+        }
+    }
+
+    /// [`DelayModel::Uniform`]: every hop and the return take a fresh delay in `[min, max]`, so
+    /// the schedule changes every traversal: a discrete-event loop over a heap.
+    fn drive_events(&mut self, min: u64, max: u64) {
+        let n = self.num_flows();
+        let round = self.round;
+        // Times of the current traversal of every flow: its link visits, then the return.
+        let sched_ptr: Vec<usize> = (0..=n).map(|f| self.passes * self.ptr[f] + f).collect();
+        let mut sched = vec![0u64; self.passes * self.path.len() + n];
+        let plan = |f: usize, t0: u64, rng: &mut ChaCha8Rng, sched: &mut [u64]| {
+            let mut t = t0;
+            for slot in &mut sched[sched_ptr[f]..sched_ptr[f + 1]] {
+                t += if min == max {
+                    min
+                } else {
+                    rng.gen_range(min..=max)
+                };
+                *slot = t;
+            }
+            sched[sched_ptr[f]]
+        };
+        let mut heap: BinaryHeap<Reverse<(u64, u64, u64)>> =
+            BinaryHeap::with_capacity(n + self.links.len() + 1);
+        let mut seq = 0u64;
+        let mut push = |heap: &mut BinaryHeap<Reverse<(u64, u64, u64)>>, t: u64, payload: u64| {
+            seq += 1;
+            heap.push(Reverse((t, seq, payload)));
+        };
+
+        // Every flow starts at time 0 (§8.1.1 "all flows start at once").
+        for f in 0..n {
+            let t = plan(f, 0, &mut self.rng, &mut sched);
+            push(&mut heap, t, ev(EV_VISIT, f as u32, 0));
+        }
+        if A::HAS_TIMEOUT {
+            for l in 0..self.links.len() {
+                let phase = self.rng.gen_range(0..round);
+                push(&mut heap, phase, ev(EV_TIMER, l as u32, 0));
+            }
+        }
+        push(&mut heap, round, ev(EV_CHECK, 0, 0));
+
+        while let Some(Reverse((t, _, payload))) = heap.pop() {
+            if t > self.horizon {
+                break;
+            }
+            self.now = t;
+            let id = ev_id(payload);
+            match payload & 3 {
+                EV_VISIT => {
+                    let k = ev_visit(payload);
+                    match self.visit(id, k, t) {
+                        Visited::Next => {
+                            let t = sched[sched_ptr[id] + k + 1];
+                            push(&mut heap, t, ev(EV_VISIT, id as u32, k as u32 + 1));
+                        }
+                        Visited::Complete => {
+                            push(
+                                &mut heap,
+                                sched[sched_ptr[id + 1] - 1],
+                                ev(EV_RETURN, id as u32, 0),
+                            );
+                        }
+                        // The source times out one round after sending.
+                        Visited::Dropped => {
+                            push(
+                                &mut heap,
+                                self.sent_at[id] + round,
+                                ev(EV_RETURN, id as u32, 0),
+                            );
+                        }
+                        Visited::Gone => {}
+                    }
+                }
+                EV_RETURN => {
+                    self.at_source(id, t);
+                    let t = plan(id, t, &mut self.rng, &mut sched);
+                    push(&mut heap, t, ev(EV_VISIT, id as u32, 0));
+                }
+                EV_TIMER => {
+                    self.alg.on_round(&mut self.links[id]);
+                    push(&mut heap, t + round, ev(EV_TIMER, id as u32, 0));
+                }
+                _ => {
+                    if self.settled(t) {
+                        break;
+                    }
+                    push(&mut heap, t + round, ev(EV_CHECK, 0, 0));
+                }
+            }
+        }
+    }
+
+    fn outcome(self) -> RoundsOutcome {
+        let converged = self.n_good == self.staying.len() && !self.pending_fins;
+        let reference = self.reference;
+        let round = self.round;
+        let in_rounds = |t: u64| t.saturating_sub(reference) as f64 / round as f64;
+        let convergence_rounds = converged.then(|| {
+            let last = self
+                .staying
+                .iter()
+                .filter_map(|&f| self.good_since[f])
+                .max()
+                .unwrap_or(0);
+            in_rounds(last)
+        });
+        let rate_convergence_rounds = self
+            .staying
+            .iter()
+            .map(|&f| self.rate_good_since[f])
+            .collect::<Option<Vec<u64>>>()
+            .map(|v| in_rounds(v.into_iter().max().unwrap_or(0)));
+        let mut max_rel_error = 0.0f64;
+        for &f in &self.staying {
+            max_rel_error =
+                max_rel_error.max((self.rates[f] - self.oracle[f]).abs() / self.oracle[f]);
+        }
+        let exceeds = |bound: u32| convergence_rounds.is_none_or(|c| c > f64::from(bound));
+        let (n1, n2, ninf) = self.counts;
+        RoundsOutcome {
+            round: Time(round),
+            rates: self.rates,
+            oracle: self.oracle,
+            converged,
+            convergence_rounds,
+            rate_convergence_rounds,
+            reference_round: reference as f64 / round as f64,
+            n1,
+            n2,
+            ninf,
+            exceeds_6n2: exceeds(6 * n2),
+            exceeds_4n1: exceeds(4 * n1),
+            rounds_run: self.now as f64 / round as f64,
+            updates: self.updates,
+            drops: self.drops,
+            max_rel_error,
+            trace: self.trace,
+        }
     }
 }
 

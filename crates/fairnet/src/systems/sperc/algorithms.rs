@@ -60,27 +60,59 @@ pub struct FairLink {
 
 impl FairLink {
     /// Replaces one occurrence of `old` (or nothing) by `new` (or nothing) in `sorted`, and
-    /// refreshes the prefix sums from the first position that moved.
+    /// brings the prefix sums up to date.
     fn replace(&mut self, old: Option<f64>, new: Option<f64>) {
-        if old == new {
-            return;
+        match (old, new) {
+            _ if old == new => {}
+            (Some(o), Some(n)) if o.is_finite() && n.is_finite() => self.shift(o, n),
+            _ => {
+                let mut from = usize::MAX;
+                if let Some(o) = old {
+                    let i = self.sorted.partition_point(|&v| v < o);
+                    self.sorted.remove(i);
+                    from = i;
+                }
+                if let Some(n) = new {
+                    let i = self.sorted.partition_point(|&v| v < n);
+                    self.sorted.insert(i, n);
+                    from = from.min(i);
+                }
+                self.prefix.truncate(from + 1);
+                let mut acc = self.prefix[from];
+                for &v in &self.sorted[from..] {
+                    acc += v;
+                    self.prefix.push(acc);
+                }
+            }
         }
-        let mut from = usize::MAX;
-        if let Some(o) = old {
-            let i = self.sorted.partition_point(|&v| v < o);
-            self.sorted.remove(i);
-            from = i;
+    }
+
+    /// The common case of [`FairLink::replace`], a finite limit rate changing to another: only
+    /// the entries between the old and the new position move, and every prefix sum past them
+    /// changes by the same `new − old` (an independent add per entry, where recomputing them
+    /// was a chain of dependent adds: the Fig. 6 sweep spent a third of its time there).
+    fn shift(&mut self, old: f64, new: f64) {
+        let i = self.sorted.partition_point(|&v| v < old);
+        let (lo, hi) = if new > old {
+            // Position of `new` once `old` is out: the entries after `i` below `new` move down.
+            let j = i + self.sorted[i + 1..].partition_point(|&v| v < new);
+            self.sorted[i..=j].rotate_left(1);
+            self.sorted[j] = new;
+            (i, j)
+        } else {
+            let j = self.sorted[..i].partition_point(|&v| v < new);
+            self.sorted[j..=i].rotate_right(1);
+            self.sorted[j] = new;
+            (j, i)
+        };
+        let mut acc = self.prefix[lo];
+        for k in lo..=hi {
+            acc += self.sorted[k];
+            self.prefix[k + 1] = acc;
         }
-        if let Some(n) = new {
-            let i = self.sorted.partition_point(|&v| v < n);
-            self.sorted.insert(i, n);
-            from = from.min(i);
-        }
-        self.prefix.truncate(from + 1);
-        let mut acc = self.prefix[from];
-        for &v in &self.sorted[from..] {
-            acc += v;
-            self.prefix.push(acc);
+        let delta = new - old;
+        for p in &mut self.prefix[hi + 2..] {
+            *p += delta;
         }
     }
 
