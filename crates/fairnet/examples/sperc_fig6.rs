@@ -14,9 +14,10 @@
 //! off the text of §8.1.1 (the figure itself is not in our copy): approximate. Every s-PERC run
 //! is checked against Theorem 4 (≤ 6·N_2 rounds) and every *Fair* run against Theorem 3.
 
-use fairnet::engine::rounds::{random_matrix, RandomMatrix, RoundsOutcome};
+use fairnet::engine::rounds::{random_matrix, DelayModel, RandomMatrix, RoundsOutcome};
 use fairnet::systems::sperc::{run_rounds, Algorithm, RoundsSpec};
 use fairnet::units::Rate;
+use fairnet::units::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -30,6 +31,7 @@ struct Opts {
     max_rounds: u32,
     capacity_max: Option<u64>,
     skip_large: bool,
+    delay: DelayModel,
 }
 
 fn parse() -> Opts {
@@ -41,6 +43,7 @@ fn parse() -> Opts {
         max_rounds: 200,
         capacity_max: None,
         skip_large: false,
+        delay: DelayModel::default(),
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -64,6 +67,19 @@ fn parse() -> Opts {
                 o.skip_large = true;
                 i += 1;
                 continue;
+            }
+            "--delay" => {
+                // Hop delays within [0, 1 µs] for the two random models.
+                let (min, max) = (Time::ZERO, Time::from_us(1));
+                o.delay = match args.get(i + 1).map(String::as_str) {
+                    Some("fixed") => DelayModel::default(),
+                    Some("uniform") => DelayModel::Uniform { min, max },
+                    Some("per-link") => DelayModel::PerLink { min, max },
+                    _ => {
+                        eprintln!("--delay: expected fixed, uniform or per-link");
+                        std::process::exit(2)
+                    }
+                };
             }
             other => {
                 eprintln!("unknown argument {other}");
@@ -100,6 +116,7 @@ fn sweep(shape: (u32, u32, u32), count: u64, o: &Opts) -> Vec<Vec<RoundsOutcome>
                             let rs = RoundsSpec {
                                 algorithm: *alg,
                                 max_rounds: o.max_rounds,
+                                delay: o.delay,
                                 ..RoundsSpec::default()
                             };
                             mine[a].push((i, run_rounds(&p, &rs, seed).expect("valid run")));

@@ -3,19 +3,22 @@ matrices, run as a ``fairnet sweep`` of rounds-engine scenarios.
 
 Sparse: M = 100 links with N ∈ {100, 1000, 10000} flows and P ∈ {5, 10} links per flow, and
 M = N = 1000 with P ∈ {5, 10}; dense: M = N = 100, P = 80 (convergence normalized by N_1, as
-Fig. 6b). Every flow starts at once; links are 100 Gb/s (the paper does not give Fig. 6's
-capacities); one round is one control-packet RTT. Each s-PERC run is checked against Theorem 4
+Fig. 6b). Every flow starts at once and sees a fresh random delay at every link (the rounds
+engine's default ``uniform`` delay model, §8.1.1 "a random delay d at each link"); one round is
+the largest possible control-packet RTT; links are 100 Gb/s (the paper does not give Fig. 6's
+capacities). Each s-PERC run is checked against Theorem 4
 (at most 6·N_2 rounds) and each *Fair* run against Theorem 3 (4·N_1); the entry fails loudly
 if any run breaks its bound.
 
 The paper's values are read off §8.1.1's text (approximate): sparse medians / 95th percentiles
 of 6 / 9 (Fair), 7 / 12 (s-PERC), 8 / 18 (n-PERC) RTTs; dense medians / maxima of
-1.1 / 1.4, 1.1 / 2.0, 1.4 / 20.6 N_1. Our absolute times are 2-3× the paper's; the ordering
-holds (``docs/systems/sperc.md`` discusses why).
+1.1 / 1.4, 1.1 / 2.0, 1.4 / 20.6 N_1. *Fair* and n-PERC land near the paper's figures; s-PERC
+takes about 1.5× the paper's (``docs/systems/sperc.md`` discusses why).
 
 ``smoke`` runs the three small sparse shapes and the dense one with 3 matrices each (seconds);
-``full`` runs every shape with 200 matrices (20 for the two N = 10000 shapes, which cost about
-100× more — the paper's 200 of them would take hours on two cores).
+``full`` runs every shape with 200 matrices, as the paper (20 for the two N = 10000 shapes, which
+cost about 100× more: their 200 would take about 45 minutes more on two cores), and 200 dense
+matrices (the paper: "several thousand").
 """
 
 from __future__ import annotations

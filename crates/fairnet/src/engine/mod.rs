@@ -5,10 +5,12 @@
 //! - [`packet`]: the packet-level discrete-event engine.
 //! - [`rounds`]: the control-message engine for distributed rate algorithms (s-PERC §8.1).
 //! - [`progress`]: progress reporting and cancellation shared by the engines.
+//! - [`queue`]: the calendar event queue of the packet and rounds engines.
 
 pub mod flow;
 pub mod packet;
 pub mod progress;
+pub mod queue;
 pub mod rounds;
 
 pub use progress::{Progress, ProgressSnapshot};

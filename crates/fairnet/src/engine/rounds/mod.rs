@@ -23,18 +23,26 @@
 //! fixes it before the run from the delay model, as a hard bound, so that the links' per-round
 //! timeouts and the unit of convergence time are the same number:
 //!
-//! - [`DelayModel::FixedRtt`] (default): every traversal takes exactly `rtt`. Each flow's `V`
-//!   link visits (`P`, or `2P` with `two_way`) sit at `rtt · (g_0 + … + g_k) / (g_0 + … + g_V)`
-//!   after the send, for i.i.d. uniform gaps `g` drawn once per flow, so the order in which a
-//!   link sees its flows is random (and the same every round). Every RTT equals the maximum,
-//!   one round = one RTT (Fig. 6 caption: "1 round = 1 RTT"), and every link sees every flow
-//!   once per round on each pass.
-//! - [`DelayModel::Uniform`]: every hop (and the return) takes an i.i.d. delay uniform in
-//!   `[min, max]`, redrawn for every traversal, so the orders change every round. The round is
-//!   `(V + 1) · max` with `V` the most link visits of a traversal (the longest path, twice with
-//!   `two_way`), the largest possible RTT; it also bounds the time between two visits of a flow
-//!   at a link (both are sums of `V + 1` hop delays), so "in one round a link is guaranteed to
-//!   see at least one control packet of every flow".
+//! - [`DelayModel::Uniform`] (default; §8.1.1: "all flows start at once and see a random delay
+//!   d at each link to evaluate arbitrary packet orderings"): every hop (and the return) takes
+//!   an i.i.d. delay uniform in `[min, max]`, redrawn for every traversal, so the orders change
+//!   every round. The round is `(V + 1) · max` with `V` the most link visits of a traversal
+//!   (the longest path, twice with `two_way`), the largest possible RTT; it also bounds the time
+//!   between two visits of a flow at a link (both are sums of `V + 1` hop delays), so "in one
+//!   round a link is guaranteed to see at least one control packet of every flow". Default
+//!   `[0, 1 µs]`: the paper gives no distribution, and in rounds only `min / max` matters.
+//! - [`DelayModel::PerLink`]: the other reading of "a random delay d at each link": every link
+//!   has one delay, drawn once. Flows' RTTs differ (the sum of their links' delays), so a
+//!   link's order of flows drifts from round to round; the round is the largest RTT.
+//! - [`DelayModel::FixedRtt`]: every traversal takes exactly `rtt`. Each flow's `V` link
+//!   visits sit at `rtt · (g_0 + … + g_k) / (g_0 + … + g_V)` after the send, for i.i.d.
+//!   uniform gaps `g` drawn once per flow: one round = one RTT exactly, every link sees every
+//!   flow once per round and pass, and the order in which it sees them is the *same* every
+//!   round. That fixed order is what the random models avoid: it locks n-PERC into slow
+//!   cycles (M = 100, N = 1000, P = 10: 55–57 rounds against 7–8 with uniform delays; dense
+//!   matrices: thousands of rounds) and makes every algorithm about twice as slow as the
+//!   paper's Fig. 6 (see `docs/systems/sperc.md`). Kept for tests that need exact rounds, and
+//!   because it runs fastest: the schedule repeats, so one round is sorted once and replayed.
 //!
 //! Redrawing the link visit times inside a fixed RTT would break that guarantee (a flow seen
 //! early in one RTT and late in the next is absent from a whole round at that link), which
@@ -60,13 +68,12 @@ mod matrix;
 pub use matrix::{random_matrix, RandomMatrix};
 
 use crate::alloc::{iteration_counts, solve, Problem, ProblemInput};
+use crate::engine::queue::EventQueue;
 use crate::error::{Error, Result};
 use crate::units::Time;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// What a link is told about the control packet it processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +127,15 @@ pub enum DelayModel {
         /// Longest hop delay (> 0).
         max: Time,
     },
+    /// Every link has its own delay, drawn once uniform in `[min, max]`: reaching a link takes
+    /// its delay, the return to the source nothing more. Flows' RTTs differ, so the order in
+    /// which a link sees its flows drifts from round to round; the round is the largest RTT.
+    PerLink {
+        /// Shortest link delay.
+        min: Time,
+        /// Longest link delay (> 0).
+        max: Time,
+    },
 }
 
 fn default_rtt() -> Time {
@@ -127,8 +143,13 @@ fn default_rtt() -> Time {
 }
 
 impl Default for DelayModel {
+    /// s-PERC §8.1.1: flows "see a random delay d at each link", every hop a fresh one (the
+    /// paper gives no distribution; only the ratio `min / max` matters in rounds).
     fn default() -> Self {
-        DelayModel::FixedRtt { rtt: default_rtt() }
+        DelayModel::Uniform {
+            min: Time::ZERO,
+            max: Time::from_us(1),
+        }
     }
 }
 
@@ -149,7 +170,7 @@ pub struct RoundsConfig {
     pub seed: u64,
     /// Stop after this many rounds. Default 100 (§8.1.2 runs 100 RTTs).
     pub max_rounds: u32,
-    /// Per-hop delays. Default [`DelayModel::FixedRtt`] with 10 µs.
+    /// Per-hop delays. Default [`DelayModel::Uniform`] in `[0, 1 µs]`.
     pub delay: DelayModel,
     /// Probability that a link drops a control packet, during the first `drop_rounds` rounds.
     /// Default 0 (§8.1.2 uses 1% and 0.1%).
@@ -236,7 +257,9 @@ impl RoundsConfig {
                     format!("expected at least 1ns, got {}ps", rtt.0),
                 ))
             }
-            DelayModel::Uniform { min, max } if max.0 == 0 || min > max => {
+            DelayModel::Uniform { min, max } | DelayModel::PerLink { min, max }
+                if max.0 == 0 || min > max =>
+            {
                 return Err(Error::invalid(
                     "engine.delay",
                     format!(
@@ -361,7 +384,9 @@ pub fn simulate<A: LinkAlgorithm>(
     let mut run = Run::new(p, alg, cfg)?;
     match cfg.delay {
         DelayModel::FixedRtt { .. } => run.drive_periodic(),
-        DelayModel::Uniform { min, max } => run.drive_events(min.0, max.0),
+        DelayModel::Uniform { min, max } | DelayModel::PerLink { min, max } => {
+            run.drive_events(min.0, max.0)
+        }
     }
     Ok(run.outcome())
 }
@@ -399,6 +424,8 @@ struct Run<'a, A: LinkAlgorithm> {
     horizon: u64,
     drop_end: u64,
     rng: ChaCha8Rng,
+    /// [`DelayModel::PerLink`]: every link's delay.
+    link_delay: Vec<u64>,
     leaves_at: Vec<f64>,
     staying: Vec<usize>,
     oracle: Vec<f64>,
@@ -468,15 +495,34 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
         // Link visits per traversal: the path, and with `two_way` the path again in reverse.
         let passes = if cfg.two_way { 2 } else { 1 };
         let max_len = passes * (0..n).map(|f| ptr[f + 1] - ptr[f]).max().unwrap_or(1);
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let bound = |max: Time| {
+            max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
+                Error::invalid(
+                    "engine.delay.max",
+                    "the round (max × (path length + 1)) overflows",
+                )
+            })
+        };
+        let mut link_delay = Vec::new();
         let round = match cfg.delay {
             DelayModel::FixedRtt { rtt } => rtt.0,
-            DelayModel::Uniform { max, .. } => {
-                max.0.checked_mul(max_len as u64 + 1).ok_or_else(|| {
-                    Error::invalid(
-                        "engine.delay.max",
-                        "the round (max × (path length + 1)) overflows",
-                    )
-                })?
+            DelayModel::Uniform { max, .. } => bound(max)?,
+            DelayModel::PerLink { min, max } => {
+                bound(max)?;
+                link_delay = (0..m).map(|_| rng.gen_range(min.0..=max.0)).collect();
+                // The largest RTT: every link of the path, twice with `two_way`.
+                (0..n)
+                    .map(|f| {
+                        passes as u64
+                            * path[ptr[f]..ptr[f + 1]]
+                                .iter()
+                                .map(|&l| link_delay[l as usize])
+                                .sum::<u64>()
+                    })
+                    .max()
+                    .unwrap_or(0)
+                    .max(1)
             }
         };
         let horizon = round
@@ -501,7 +547,8 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             round,
             horizon,
             drop_end: (cfg.drop_rounds * round as f64) as u64,
-            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            rng,
+            link_delay,
             pending_fins: staying.len() < n,
             leaves_at,
             staying,
@@ -720,17 +767,32 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
     }
 
     /// [`DelayModel::Uniform`]: every hop and the return take a fresh delay in `[min, max]`, so
-    /// the schedule changes every traversal: a discrete-event loop over a heap.
+    /// the schedule changes every traversal: a discrete-event loop over the calendar queue the
+    /// packet engine uses (same `(time, scheduling order)` order as a binary heap, at about a
+    /// third of its cost here).
     fn drive_events(&mut self, min: u64, max: u64) {
         let n = self.num_flows();
         let round = self.round;
         // Times of the current traversal of every flow: its link visits, then the return.
         let sched_ptr: Vec<usize> = (0..=n).map(|f| self.passes * self.ptr[f] + f).collect();
         let mut sched = vec![0u64; self.passes * self.path.len() + n];
+        let (ptr, path) = (self.ptr, self.path);
+        let link_delay = std::mem::take(&mut self.link_delay);
         let plan = |f: usize, t0: u64, rng: &mut ChaCha8Rng, sched: &mut [u64]| {
+            let slots = &mut sched[sched_ptr[f]..sched_ptr[f + 1]];
+            let visits = slots.len() - 1;
+            let len = ptr[f + 1] - ptr[f];
             let mut t = t0;
-            for slot in &mut sched[sched_ptr[f]..sched_ptr[f + 1]] {
-                t += if min == max {
+            for (k, slot) in slots.iter_mut().enumerate() {
+                t += if !link_delay.is_empty() {
+                    // Reaching the link of visit k takes its delay; the return nothing more.
+                    let hop = if k < len { k } else { 2 * len - 1 - k };
+                    if k < visits {
+                        link_delay[path[ptr[f] + hop] as usize]
+                    } else {
+                        0
+                    }
+                } else if min == max {
                     min
                 } else {
                     rng.gen_range(min..=max)
@@ -739,28 +801,23 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             }
             sched[sched_ptr[f]]
         };
-        let mut heap: BinaryHeap<Reverse<(u64, u64, u64)>> =
-            BinaryHeap::with_capacity(n + self.links.len() + 1);
-        let mut seq = 0u64;
-        let mut push = |heap: &mut BinaryHeap<Reverse<(u64, u64, u64)>>, t: u64, payload: u64| {
-            seq += 1;
-            heap.push(Reverse((t, seq, payload)));
-        };
+        let mut queue: EventQueue<u64> = EventQueue::new();
+        let push = |queue: &mut EventQueue<u64>, t: u64, payload: u64| queue.push(Time(t), payload);
 
         // Every flow starts at time 0 (§8.1.1 "all flows start at once").
         for f in 0..n {
             let t = plan(f, 0, &mut self.rng, &mut sched);
-            push(&mut heap, t, ev(EV_VISIT, f as u32, 0));
+            push(&mut queue, t, ev(EV_VISIT, f as u32, 0));
         }
         if A::HAS_TIMEOUT {
             for l in 0..self.links.len() {
                 let phase = self.rng.gen_range(0..round);
-                push(&mut heap, phase, ev(EV_TIMER, l as u32, 0));
+                push(&mut queue, phase, ev(EV_TIMER, l as u32, 0));
             }
         }
-        push(&mut heap, round, ev(EV_CHECK, 0, 0));
+        push(&mut queue, round, ev(EV_CHECK, 0, 0));
 
-        while let Some(Reverse((t, _, payload))) = heap.pop() {
+        while let Some((Time(t), payload)) = queue.pop() {
             if t > self.horizon {
                 break;
             }
@@ -772,11 +829,11 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                     match self.visit(id, k, t) {
                         Visited::Next => {
                             let t = sched[sched_ptr[id] + k + 1];
-                            push(&mut heap, t, ev(EV_VISIT, id as u32, k as u32 + 1));
+                            push(&mut queue, t, ev(EV_VISIT, id as u32, k as u32 + 1));
                         }
                         Visited::Complete => {
                             push(
-                                &mut heap,
+                                &mut queue,
                                 sched[sched_ptr[id + 1] - 1],
                                 ev(EV_RETURN, id as u32, 0),
                             );
@@ -784,7 +841,7 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                         // The source times out one round after sending.
                         Visited::Dropped => {
                             push(
-                                &mut heap,
+                                &mut queue,
                                 self.sent_at[id] + round,
                                 ev(EV_RETURN, id as u32, 0),
                             );
@@ -795,17 +852,17 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                 EV_RETURN => {
                     self.at_source(id, t);
                     let t = plan(id, t, &mut self.rng, &mut sched);
-                    push(&mut heap, t, ev(EV_VISIT, id as u32, 0));
+                    push(&mut queue, t, ev(EV_VISIT, id as u32, 0));
                 }
                 EV_TIMER => {
                     self.alg.on_round(&mut self.links[id]);
-                    push(&mut heap, t + round, ev(EV_TIMER, id as u32, 0));
+                    push(&mut queue, t + round, ev(EV_TIMER, id as u32, 0));
                 }
                 _ => {
                     if self.settled(t) {
                         break;
                     }
-                    push(&mut heap, t + round, ev(EV_CHECK, 0, 0));
+                    push(&mut queue, t + round, ev(EV_CHECK, 0, 0));
                 }
             }
         }

@@ -63,6 +63,9 @@ fn one_round_is_one_rtt_and_every_flow_is_updated_once_per_round() {
     let cfg = RoundsConfig {
         max_rounds: 10,
         stable_rounds: 0,
+        delay: DelayModel::FixedRtt {
+            rtt: Time::from_us(10),
+        },
         ..RoundsConfig::default()
     };
     let o = simulate(
@@ -134,6 +137,58 @@ fn uniform_delays_converge_and_bound_the_round() {
         );
         assert!(o.converged && !o.exceeds_6n2, "{:?}", o.convergence_rounds);
     }
+}
+
+#[test]
+fn per_link_delays_converge_within_a_round_of_the_largest_rtt() {
+    let p = sparse(3);
+    let (min, max) = (Time::from_us(1), Time::from_us(2));
+    let cfg = RoundsConfig {
+        delay: DelayModel::PerLink { min, max },
+        ..RoundsConfig::default()
+    };
+    let o = simulate(
+        &p,
+        &SPerc {
+            div: Divider::Exact,
+        },
+        &cfg,
+    )
+    .unwrap();
+    // The round is one flow's RTT: 10 link visits of 1–2 µs each (the return adds nothing).
+    assert!(
+        o.round >= Time::from_us(10) && o.round <= Time::from_us(20),
+        "{:?}",
+        o.round
+    );
+    assert!(o.converged && !o.exceeds_6n2, "{:?}", o.convergence_rounds);
+    assert!(o.max_rel_error < 1e-6);
+}
+
+#[test]
+fn a_visit_order_fixed_every_round_slows_n_perc_down() {
+    // The reason `uniform` is the default (module docs): with the same link visit order every
+    // round, n-PERC cycles for much longer than with fresh random delays.
+    let p = random_matrix(&RandomMatrix::new(100, 1000, 10), 1).unwrap();
+    let alg = NPerc {
+        div: Divider::Exact,
+    };
+    let run = |delay| {
+        let cfg = RoundsConfig {
+            delay,
+            max_rounds: 200,
+            ..RoundsConfig::default()
+        };
+        simulate(&p, &alg, &cfg)
+            .unwrap()
+            .convergence_rounds
+            .unwrap()
+    };
+    let random = run(DelayModel::default());
+    let fixed = run(DelayModel::FixedRtt {
+        rtt: Time::from_us(10),
+    });
+    assert!(fixed > 3.0 * random, "fixed order {fixed}, random {random}");
 }
 
 #[test]

@@ -169,8 +169,8 @@ pub struct RoundsSpec {
     /// Stop after this many rounds. Default 100 (§8.1.2).
     #[serde(default = "d_max_rounds")]
     pub max_rounds: u32,
-    /// Per-hop delays. Default: fixed RTT of 10 µs, random link visit times (one round = one
-    /// RTT, Fig. 6).
+    /// Per-hop delays. Default: a fresh random delay in `[0, 1 µs]` at every link (§8.1.1); one
+    /// round is the largest possible RTT (see [`crate::engine::rounds`]).
     #[serde(default)]
     pub delay: DelayModel,
     /// Per-link control packet drop probability during the first `drop_rounds`. Default 0
