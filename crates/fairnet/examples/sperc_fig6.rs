@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p fairnet --example sperc_fig6 -- [--instances 200] [--large 10]
 //!     [--dense 200] [--threads 2] [--max-rounds 200] [--capacity-max-gbps X] [--skip-large]
+//!     [--delay uniform|per-link|fixed]
 //! ```
 //!
 //! Sparse (§8.1.1): M = 100 × N ∈ {10², 10³, 10⁴} × P ∈ {5, 10}, and M = N = 1000 × P ∈ {5, 10},
@@ -13,6 +14,8 @@
 //! median and 95th percentile (dense: median and max) beside the paper's values, which are read
 //! off the text of §8.1.1 (the figure itself is not in our copy): approximate. Every s-PERC run
 //! is checked against Theorem 4 (≤ 6·N_2 rounds) and every *Fair* run against Theorem 3.
+//! `--delay` picks the rounds engine's delay model (default `uniform`, hop delays in [0, 1 µs];
+//! see `engine::rounds`).
 
 use fairnet::engine::rounds::{random_matrix, DelayModel, RandomMatrix, RoundsOutcome};
 use fairnet::systems::sperc::{run_rounds, Algorithm, RoundsSpec};

@@ -56,19 +56,27 @@ pub struct FairLink {
     sorted: Vec<f64>,
     /// `prefix[k]` = sum of `sorted[..k]`.
     prefix: Vec<f64>,
+    /// How many of `sorted` are finite (they come first).
+    finite: usize,
 }
 
 impl FairLink {
-    /// Replaces one occurrence of `old` (or nothing) by `new` (or nothing) in `sorted`, and
-    /// brings the prefix sums up to date.
-    fn replace(&mut self, old: Option<f64>, new: Option<f64>) {
+    /// Where one occurrence of `old` is in `sorted`.
+    fn position(&self, old: f64) -> usize {
+        self.sorted.partition_point(|&v| v < old)
+    }
+
+    /// Replaces one occurrence of `old` (or nothing), at `sorted[pos]`, by `new` (or nothing),
+    /// and brings the prefix sums and the count of finite rates up to date.
+    fn replace(&mut self, old: Option<(f64, usize)>, new: Option<f64>) {
+        let finite = |v: Option<f64>| usize::from(v.is_some_and(f64::is_finite));
+        self.finite = self.finite + finite(new) - finite(old.map(|(o, _)| o));
         match (old, new) {
-            _ if old == new => {}
-            (Some(o), Some(n)) if o.is_finite() && n.is_finite() => self.shift(o, n),
+            _ if old.map(|(o, _)| o) == new => {}
+            (Some((o, i)), Some(n)) if o.is_finite() && n.is_finite() => self.shift(o, i, n),
             _ => {
                 let mut from = usize::MAX;
-                if let Some(o) = old {
-                    let i = self.sorted.partition_point(|&v| v < o);
+                if let Some((_, i)) = old {
                     self.sorted.remove(i);
                     from = i;
                 }
@@ -91,8 +99,7 @@ impl FairLink {
     /// the entries between the old and the new position move, and every prefix sum past them
     /// changes by the same `new − old` (an independent add per entry, where recomputing them
     /// was a chain of dependent adds: the Fig. 6 sweep spent a third of its time there).
-    fn shift(&mut self, old: f64, new: f64) {
-        let i = self.sorted.partition_point(|&v| v < old);
+    fn shift(&mut self, old: f64, i: usize, new: f64) {
         let (lo, hi) = if new > old {
             // Position of `new` once `old` is out: the entries after `i` below `new` move down.
             let j = i + self.sorted[i + 1..].partition_point(|&v| v < new);
@@ -117,10 +124,12 @@ impl FairLink {
     }
 
     /// Lines 4–10 with the updated flow at ∞ (line 3): the local max-min fair rate. `old` is the
-    /// flow's stored limit rate, if seen, which is left out of the walk.
-    fn local_max_min(&self, old: Option<f64>, div: &Divider) -> f64 {
+    /// flow's stored limit rate and its position in `sorted`, if seen, which is left out of the
+    /// walk.
+    fn local_max_min(&self, old: Option<(f64, usize)>, div: &Divider) -> f64 {
         // The other flows, in increasing order, are `sorted` without one occurrence of `old`.
-        let pos = old.map(|o| self.sorted.partition_point(|&v| v < o));
+        let pos = old.map(|(_, i)| i);
+        let old = old.map(|(o, _)| o);
         let m = self.sorted.len() - usize::from(pos.is_some());
         let other = |j: usize| match pos {
             Some(p) if j >= p => self.sorted[j + 1],
@@ -133,7 +142,7 @@ impl FairLink {
         // Lines 6–9 move the j-th smallest limit rate to E while (c − SumE)/NumB > e⁽ʲ⁾, with
         // NumB = m + 1 − j; the condition holds for a prefix of j (water-filling), so the stop
         // is found by binary search over the finite limit rates (∞ never moves).
-        let finite = self.sorted.partition_point(|&v| v < f64::INFINITY)
+        let finite = self.finite
             - usize::from(matches!((pos, old), (Some(_), Some(o)) if o < f64::INFINITY));
         let moves = |j: usize| self.c - sum(j) > other(j) * (m + 1 - j) as f64;
         let (mut lo, mut hi) = (0usize, finite.min(m));
@@ -161,6 +170,7 @@ impl LinkAlgorithm for Fair {
             e_of: vec![f64::NAN; n_flows],
             sorted: Vec::new(),
             prefix: vec![0.0],
+            finite: 0,
         }
     }
     fn initial_hop(&self) -> FairHop {
@@ -175,7 +185,9 @@ impl LinkAlgorithm for Fair {
 
     fn process(&self, link: &mut FairLink, u: Update, hops: &mut [FairHop]) {
         let me = u.local as usize;
-        let old = Some(link.e_of[me]).filter(|e| !e.is_nan());
+        let old = Some(link.e_of[me])
+            .filter(|e| !e.is_nan())
+            .map(|o| (o, link.position(o)));
         // Lines 3–10 (walking the limit rates in increasing order: see the module docs on "ith
         // largest"; line 6 evaluated as (c − SumE) > e·NumB).
         let b = link.local_max_min(old, &self.div);
