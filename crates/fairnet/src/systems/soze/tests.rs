@@ -893,7 +893,7 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     }
     // Why (32 flows, seed A): ports 78 (aggregation → core, pod 1) and 95 (core → aggregation,
     // pod 3) are saturated in series; flows 4, 11, 23, 29 cross both and are bottlenecked at 95
-    // (target delay T = 40.7 µs), flows 5 and 26 at 78 (T = 35.0 µs). Both queues swing with a
+    // (target delay T = 40.7 µs), flow 26 at 78 (T = 35.0 µs). Both queues swing with a
     // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
     // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
     // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
