@@ -16,8 +16,10 @@ process offering the load on the hosts' links, between random distinct hosts, si
 ``GoogleRPC2008.txt`` (the scenario workload ``poisson``, ``cdf = "googlerpc"``). One ECMP path
 per flow. The three schemes on the same flows (same seed):
 
-- Söze: §4's parameters, the backlog signal, no switch filter (``soze_common``), the pull NIC
-  (round robin over the host's flows, as the other schemes);
+- Söze: §4's parameters, the backlog signal, no switch filter (``soze_common``), the weighted
+  NIC with a two-packet pacing credit (``host_nic = "weighted"``, ``tcp.pacing_burst``: the
+  configuration of ``soze::weighted_nic_packet_config``, under which Söze reaches weighted
+  max-min on random fat-trees; the other schemes pull round robin over the host's flows);
 - Every scheme sends ACKs ahead of data at every port (``ack_first``: HPCC's ns-3 simulator, which
   Söze's builds on, gives ACKs the highest priority).
 - HPCC: §5's settings (W_AI = 80 B, maxStage = 5, η = 95%) with INT at every port;
@@ -47,7 +49,7 @@ from rich.console import Console
 
 import fairnet
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import soze_engine
+from fairnet.paper.soze_common import WIRE, soze_engine
 from fairnet.runner import SIZE_BINS, slowdown_by_size
 
 LOADS = (0.4, 0.8)
@@ -68,11 +70,12 @@ def engine(scheme: str) -> dict[str, Any]:
     """The packet-engine table of ``scheme`` (see the module doc)."""
     if scheme == "Söze":
         # The other Söze entries' engine, without their time series (flow records suffice),
-        # but with the pull NIC: the queueing NIC is one FIFO per host, where a short flow's
-        # packets wait behind the long flows' (short-flow p99 slowdown 18.8 vs 9.4 at 80%
-        # load, docs/systems/soze.md).
+        # with the weighted NIC and a two-packet pacing credit (`soze::weighted_nic_packet_config`,
+        # the configuration that reaches weighted max-min on fat-trees): nothing waits in a NIC
+        # FIFO, where a short flow's packets would queue behind the long flows' (queueing NIC:
+        # short-flow p99 slowdown 18.8 vs 9.6 at 80% load, docs/systems/soze.md).
         eng = {k: v for k, v in soze_engine().items() if k != "record"}
-        return eng | {"host_nic": "pull"}
+        return eng | {"host_nic": "weighted", "tcp": {"pacing_burst": f"{2 * WIRE}B"}}
     if scheme == "HPCC":
         return {"kind": "packet", "transport": "hpcc", "port_agent": "int", "ack_first": True}
     if scheme == "DCQCN":

@@ -816,3 +816,101 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
         "queueing NIC errors {err:?}"
     );
 }
+
+/// Queue-delay series (µs) of `links` sampled every 2 µs over 4–6 ms of a k = 4 fat-tree run.
+fn fat_tree_queues(flows: &[FlowSpec], mut cfg: PacketConfig, links: &[u32]) -> Vec<Vec<f64>> {
+    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
+        k: 4,
+        host_link: link(),
+        fabric_link: link(),
+        oversubscription: 1,
+    })
+    .unwrap();
+    cfg.record = Some(crate::engine::packet::config::RecordConfig {
+        interval: Time::from_us(2),
+        flows: false,
+        queues: crate::engine::packet::config::QueueRecord::All,
+    });
+    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    sim.run_until(Time::from_ms(6)).unwrap();
+    let mut out = vec![Vec::new(); links.len()];
+    for q in sim.queue_samples() {
+        if q.time >= Time::from_ms(4) {
+            if let Some(j) = links.iter().position(|&l| l == q.link.0) {
+                out[j].push(q.delay.as_secs_f64() * 1e6);
+            }
+        }
+    }
+    out
+}
+
+/// Mean, standard deviation of `x`; correlation of `x` and `y`.
+fn moments(x: &[f64], y: &[f64]) -> (f64, f64, f64) {
+    let n = x.len().min(y.len()) as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sx = (x.iter().map(|a| (a - mx).powi(2)).sum::<f64>() / n).sqrt();
+    let sy = (y.iter().map(|b| (b - my).powi(2)).sum::<f64>() / n).sqrt();
+    let cov = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| (a - mx) * (b - my))
+        .sum::<f64>()
+        / n;
+    (mx, sx, cov / (sx * sy))
+}
+
+#[test]
+fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings() {
+    // Denser sets than the test above: 32 and 64 long flows (4–8 per sending host) on the same
+    // k = 4 fat-tree, weights 1–4, weighted NIC + pacing credit, p = 40 µs, mean throughput over
+    // 4–6 ms against the oracle. What we established (docs/systems/soze.md, "Dense fat-trees"):
+    // the 5% bar holds for some sets and not others, and where it fails the allocation is not
+    // at rest. Measured (mean / p95 / worst error): 32 flows seed 777 0.54 / 1.78 / 1.90%;
+    // 12345 2.80 / 8.23 / 8.27%; seed A 4.26 / 17.46 / 19.51%; 64 flows seed A 7.42 / 26.50 /
+    // 39.94%. Asserted with margins: every flow within 5% for the first; mean within 5% and
+    // every flow within 10% / 25% for the next two; mean within 10% and every flow within 50%
+    // for 64 flows.
+    let cfg = weighted_nic_config();
+    let a = 0x9e37_79b9_7f4a_7c15;
+    for (n, seed, mean_max, worst_max) in [
+        (32, 777, 0.05, 0.05),
+        (32, 12345, 0.05, 0.10),
+        (32, a, 0.05, 0.25),
+        (64, a, 0.10, 0.50),
+    ] {
+        let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
+        let (mean, p95, max) = error_summary(&err);
+        println!(
+            "dense fat-tree, {n} flows, seed {seed}: mean {:.2}%, p95 {:.2}%, max {:.2}%",
+            mean * 100.0,
+            p95 * 100.0,
+            max * 100.0
+        );
+        assert!(
+            mean < mean_max && max < worst_max,
+            "{n} flows, seed {seed}: errors {err:?}"
+        );
+    }
+    // Why (32 flows, seed A): ports 78 (aggregation → core, pod 1) and 95 (core → aggregation,
+    // pod 3) are saturated in series; flows 4, 11, 23, 29 cross both and are bottlenecked at 95
+    // (target delay T = 40.7 µs), flow 26 at 78 (T = 35.0 µs). Both queues swing with a
+    // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
+    // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
+    // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
+    // standing queues): measured sd 6.0 / 5.7 µs, correlation 0.91 at that lag (−0.17 at none).
+    // The flows crossing both see their maxQD move between the two ports.
+    let q = fat_tree_queues(&random_flows(32, a), cfg, &[78, 95]);
+    let (m78, s78, _) = moments(&q[0], &q[1]);
+    let (m95, s95, _) = moments(&q[1], &q[0]);
+    // Correlation of port 95's queue with port 78's `lag` samples (2 µs each) earlier.
+    let lagged = |lag: usize| moments(&q[0], &q[1][lag..]).2;
+    let (none, at_rtt) = (lagged(0), lagged(60));
+    println!(
+        "ports 78 / 95: mean {m78:.1} / {m95:.1} us, sd {s78:.1} / {s95:.1} us, correlation \
+         {none:.2} at no lag, {at_rtt:.2} with 95 120 us later"
+    );
+    assert!(
+        s78 > 3.0 && s95 > 3.0 && at_rtt > 0.7 && at_rtt > none + 0.5,
+        "{m78} {s78} {m95} {s95} {none} {at_rtt}"
+    );
+}
