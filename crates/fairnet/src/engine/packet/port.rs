@@ -103,7 +103,8 @@ pub enum PortAgentConfig {
     /// No agent.
     #[default]
     None,
-    /// [`IntStamp`] on every port, host NICs included (HPCC stamps at every egress).
+    /// [`IntStamp`] on every switch port: switches push INT records, hosts do not (HPCC's ns-3;
+    /// with only 5 records, an inter-pod fat-tree path has exactly 5 switch egress ports).
     Int,
     /// [`super::rcp::RcpAgent`] on every port (`[rcp]` parameters), host NICs included.
     Rcp,

@@ -271,6 +271,10 @@ impl PacketSim {
                 qdisc: cfg.qdisc.build(&params)?,
                 agent: match cfg.port_agent {
                     PortAgentConfig::None => None,
+                    // INT is stamped by switches only, as in HPCC's ns-3 code (hosts add no
+                    // record); with the host NIC stamping too, the 5 records ran out before the
+                    // receiver's downlink on inter-pod fat-tree paths.
+                    PortAgentConfig::Int if topo.is_host(l.src) => None,
                     PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
                     PortAgentConfig::Rcp => {
                         Some(AgentImpl::Rcp(RcpAgent::new(&cfg.rcp, l.capacity)))
