@@ -112,9 +112,11 @@ pub struct SPercPacketConfig {
     /// Two-way control updates (§2 assumption 6: the control packet goes "back and forth
     /// between the sender and receiver across the same set of links"): the reflected control
     /// packet returns on the exact reverse of the flow's data path and every link processes
-    /// it again on the way back. Default true (the paper's model and its data-center runs);
-    /// false updates on the way out only, as the paper's WAN runs do (§8.2.1: "increasing
-    /// convergence time by a factor of two"), and the return path is hashed like ACKs.
+    /// it again on the way back; needs per-flow routes (not `routing = "spray"`). Default
+    /// true: the paper's model (§8.2.1 singles out its WAN runs as updating "only in the
+    /// forward direction, increasing convergence time by a factor of two"); false updates on
+    /// the way out only, and the way back is the flow's ACK route (hashed on its own under
+    /// ECMP).
     pub two_way: bool,
 }
 
