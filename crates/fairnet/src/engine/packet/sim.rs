@@ -12,7 +12,11 @@
 //!    each link has at most one pending `Arrive` event, for the head of its FIFO.
 //! 3. At a switch the next link comes from the flow's cached path (per-flow ECMP, host-pair
 //!    or first-path routing: computed once per flow with [`Routing::path`]) or, when spraying,
-//!    from [`Routing::next_hop`] with the packet's key.
+//!    from [`Routing::next_hop`] with the packet's key. ACKs and reflected control packets take
+//!    the flow's reverse route: hashed on its own under ECMP, or, with
+//!    [`PacketConfig::two_way_control`], the data path reversed link by link; then a reflected
+//!    control packet arriving at a node over link `r` is first handed to
+//!    [`PortAgent::on_reverse`] of `r`'s reverse link (s-PERC §2 assumption 6).
 //! 4. At the destination host it is counted as *delivered*. A data packet's slot is reused for
 //!    its ACK (cumulative ACK, ECE = arrived CE, echoed timestamp, `max_qdelay` and INT
 //!    records), which the receiver enqueues at its NIC at once; an ACK updates its sender and
