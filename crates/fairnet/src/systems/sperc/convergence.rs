@@ -53,6 +53,11 @@
 //!   packet per RTT unit, or the engine's 10 Mb/s if lower (on the WAN 10 Mb/s is above a
 //!   flow's share at the smoke rates; a much lower floor starves: a flow paced at a few kb/s
 //!   sends a packet, hence hears a new rate, every few seconds).
+//! - **s-PERC\*'s update direction** ([`SPercSettings::two_way`]): both ways in the datacenter
+//!   (§2 assumption 6; the reflected control packet retraces the data path and every link
+//!   processes it again), forward only on the WAN (§8.2.1: "control packets are only updated
+//!   in the forward direction"). At Fig. 7's smoke scale both give the same medians (5 and 9
+//!   RTTs over seeds 1–5; `docs/systems/sperc.md`).
 
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::engine::packet::rcp::RcpAgent;
