@@ -430,6 +430,9 @@ impl PacketSim {
                 // The exact reverse of the data path (s-PERC §2 assumption 6: "across the
                 // same set of links"), so each link can update the reflected control packet.
                 let (start, len) = data;
+                if u32::try_from(start + len).is_err() {
+                    return Err(Error::invalid(at(), "more than 2^32 cached path links"));
+                }
                 for k in (start..start + len).rev() {
                     let l = paths[k];
                     let r = rev_link[l as usize];

@@ -227,9 +227,10 @@ pub struct SPercAgent {
     round_len: u64,
     round_start: u64,
     max_period: u64,
-    /// Control packets processed.
+    /// Control-packet visits processed (each way with two-way updates).
     pub processed: u64,
-    /// Control packets left alone because their path is longer than [`MAX_CTRL_HOPS`].
+    /// Control-packet visits (each way) left alone because the path is longer than
+    /// [`MAX_CTRL_HOPS`].
     pub too_long: u64,
 }
 
@@ -266,12 +267,9 @@ impl SPercAgent {
 }
 
 impl SPercAgent {
-    /// The link's work on one control-packet visit, the same in both directions (§2
-    /// assumption 6; the rounds engine's `two_way` runs the same code): Algorithm 7 when the
-    /// round has elapsed, the `Tx_ctrl` bookkeeping of §7.1, then Algorithm 6 (lines 8–31,
-    /// [`SPercStar::process`]) on per-hop record `k`.
-    fn visit(&mut self, area: &mut CtrlArea, k: usize, flow: u32, now: u64) {
-        // Algorithm 7, once per round; the next round from the Tx_ctrl seen (§7.1).
+    /// Algorithm 7, once per round, and the next round from the `Tx_ctrl` seen (§7.1): on
+    /// every control-packet visit, also one whose path is too long to be processed.
+    fn tick(&mut self, area: &CtrlArea, now: u64) {
         if now >= self.round_start + self.round_len {
             self.alg.on_round(&mut self.link);
             self.round_start = now;
@@ -281,6 +279,14 @@ impl SPercAgent {
             self.max_period = 0;
         }
         self.max_period = self.max_period.max(area.period.0);
+    }
+
+    /// The link's work on one control-packet visit, the same in both directions (§2
+    /// assumption 6; the rounds engine's `two_way` runs the same code): Algorithm 7 when the
+    /// round has elapsed, the `Tx_ctrl` bookkeeping of §7.1, then Algorithm 6 (lines 8–31,
+    /// [`SPercStar::process`]) on per-hop record `k`.
+    fn visit(&mut self, area: &mut CtrlArea, k: usize, flow: u32, now: u64) {
+        self.tick(area, now);
         if k >= area.len as usize {
             // A new flow's first traversal: Algorithm 4 line 1 / Algorithm 6 line 3.
             area.hops[k] = encode(&self.alg.initial_hop());
@@ -321,6 +327,7 @@ impl PortAgent for SPercAgent {
         // (`on_reverse`, which counts down) stays aligned with the links.
         area.next = area.next.saturating_add(1);
         if k >= MAX_CTRL_HOPS {
+            self.tick(area, port.now.0);
             self.too_long += 1;
             return;
         }
@@ -343,6 +350,7 @@ impl PortAgent for SPercAgent {
         area.next -= 1;
         let k = area.next as usize;
         if k >= MAX_CTRL_HOPS {
+            self.tick(area, port.now.0);
             self.too_long += 1;
             return;
         }
