@@ -57,7 +57,8 @@
 //!   (§2 assumption 6; the reflected control packet retraces the data path and every link
 //!   processes it again), forward only on the WAN (§8.2.1: "control packets are only updated
 //!   in the forward direction"). At Fig. 7's smoke scale both give the same medians (5 and 9
-//!   RTTs over seeds 1–5; `docs/systems/sperc.md`).
+//!   RTTs over seeds 1–5); at full scale two-way gave 5 / 14 against 6 / 11 over 5 changes
+//!   (`docs/systems/sperc.md`).
 
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::engine::packet::rcp::RcpAgent;
