@@ -2,8 +2,9 @@
 //! per episode — for measuring single full-scale samples without Python.
 //!
 //! `cargo run --release -p fairnet --example sperc_convergence -- FIGURE SCHEME SCALE [RATE_BPS]
-//! [REPLACE] [SEED] [CHANGES] [RCP_INTERVAL_MS]` (0: one RTT) with FIGURE `fig7`, `fig8` or `table5`, SCHEME `sperc` or `rcp`,
-//! SCALE `smoke` or `full`.
+//! [REPLACE] [SEED] [CHANGES] [RCP_INTERVAL_MS] [TWO_WAY]` (0: one RTT) with FIGURE `fig7`, `fig8` or `table5`, SCHEME `sperc` or `rcp`,
+//! SCALE `smoke` or `full`, TWO_WAY `true` or `false` (s-PERC*'s two-way control updates;
+//! default: the preset's, true for `fig7`, false on the WAN).
 
 use fairnet::systems::sperc;
 use fairnet::systems::sperc::convergence::{run, RcpInterval, Scheme};
@@ -30,6 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             RcpInterval::Fixed(Time::from_secs_f64(ms * 1e-3))
         };
+    }
+    if let Some(t) = args.get(8) {
+        spec.sperc.two_way = t.parse()?;
     }
     let t0 = Instant::now();
     let r = run(&spec, scheme)?;

@@ -312,6 +312,35 @@ impl Topology {
             .find(|&l| self.links[l.idx()].dst == dst)
     }
 
+    /// Each link's reverse-direction link, indexed by [`LinkId::idx`]: the link `b -> a` of
+    /// `a -> b` (each direction is its own link). Parallel links pair up in insertion order
+    /// (the k-th `a -> b` with the k-th `b -> a`, as [`Topology::add_duplex`] adds them);
+    /// `None` for a link without a partner.
+    pub fn reverse_links(&self) -> Vec<Option<LinkId>> {
+        let mut rev = vec![None; self.links.len()];
+        for (i, l) in self.links.iter().enumerate() {
+            if rev[i].is_some() {
+                continue;
+            }
+            // Rank of link i among the `src -> dst` links, then the same rank among the
+            // `dst -> src` ones.
+            let same = |s: NodeId, d: NodeId| {
+                self.out[s.idx()]
+                    .iter()
+                    .copied()
+                    .filter(move |&k| self.links[k.idx()].dst == d)
+            };
+            let rank = same(l.src, l.dst)
+                .position(|k| k.idx() == i)
+                .expect("a link is in its source's out-list");
+            if let Some(r) = same(l.dst, l.src).nth(rank) {
+                rev[i] = Some(r);
+                rev[r.idx()] = Some(LinkId(i as u32));
+            }
+        }
+        rev
+    }
+
     /// The node named `name`, if any (a linear scan).
     pub fn find_node(&self, name: &str) -> Option<NodeId> {
         self.nodes
@@ -388,6 +417,28 @@ mod tests {
 
     fn spec() -> LinkSpec {
         LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1000))
+    }
+
+    #[test]
+    fn reverse_links_pair_each_direction_and_parallel_links_in_order() {
+        // h0 <-> s twice (parallel duplex links), s -> h1 one way only.
+        let mut t = Topology::new();
+        let h0 = t.add_host("h0");
+        let s = t.add_switch("s");
+        let h1 = t.add_host("h1");
+        let (a, b) = t.add_duplex(h0, s, spec()).unwrap();
+        let c = t.add_link(s, h1, spec()).unwrap();
+        let (d, e) = t.add_duplex(h0, s, spec()).unwrap();
+        let rev = t.reverse_links();
+        assert_eq!(rev[a.idx()], Some(b));
+        assert_eq!(rev[b.idx()], Some(a));
+        assert_eq!(
+            rev[d.idx()],
+            Some(e),
+            "the second h0 -> s pairs with the second s -> h0"
+        );
+        assert_eq!(rev[e.idx()], Some(d));
+        assert_eq!(rev[c.idx()], None);
     }
 
     #[test]

@@ -497,6 +497,17 @@ impl PacketConfig {
         Bytes(self.mtu.0 + self.header.0)
     }
 
+    /// Whether reflected control packets are updated on their way back (s-PERC §2
+    /// assumption 6; `[sperc] two_way` with `port_agent = "sperc"`). Then every flow's reverse
+    /// route (its ACKs and reflected control packets) is the exact reverse of its data path —
+    /// the reverse-direction links between the same nodes ([`crate::topo::Topology::reverse_links`])
+    /// instead of an independent ECMP hash — and when a reflected control packet arrives at a
+    /// node over link `r`, the agent of `r`'s reverse link (the forward link the packet left
+    /// that node by) gets [`super::port::PortAgent::on_reverse`].
+    pub fn two_way_control(&self) -> bool {
+        self.port_agent == PortAgentConfig::Sperc && self.sperc.two_way
+    }
+
     /// Checks value ranges; errors name the field (`packet config.tcp.init_cwnd`).
     pub fn validate(&self) -> Result<()> {
         let at = |f: &str| format!("packet config.{f}");
@@ -599,6 +610,14 @@ impl PacketConfig {
         if self.transport == TransportKind::Sperc {
             self.sperc
                 .check_qdisc(&self.qdisc, &at("sperc.short_flows"))?;
+        }
+        if self.two_way_control() && self.routing == RoutingMode::Spray {
+            return Err(Error::invalid(
+                at("sperc.two_way"),
+                "two-way control updates send reflected control packets back along the \
+                 reversed data path, which spraying does not have: use routing = \"ecmp\", \
+                 \"host_pair\" or \"first\", or set two_way = false",
+            ));
         }
         if self.port_agent == PortAgentConfig::Sperc
             && self.sperc.headroom + self.control.reserved() >= 1.0

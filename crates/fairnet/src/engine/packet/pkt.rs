@@ -51,14 +51,17 @@ pub struct CtrlHop {
 /// table ([`PacketPool::ctrl`]). Written whole by the sender when the packet is made.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CtrlArea {
-    /// Index of the next hop record to process (agents advance it on the forward path).
+    /// Index of the next hop record to process: agents advance it on the forward path and,
+    /// with two-way updates ([`super::port::PortAgent::on_reverse`]), take it back down on the
+    /// way back (the record processed there is `next − 1`).
     pub next: u8,
     /// Number of valid hop records.
     pub len: u8,
     /// The flow is leaving (s-PERC §7.1: "the end host tags the control packet with a FIN");
     /// the receiver consumes a FIN packet instead of reflecting it.
     pub fin: bool,
-    /// The packet is on its way back from the receiver (agents leave it alone).
+    /// The packet is on its way back from the receiver (agents leave it alone at dequeue; with
+    /// two-way updates the engine hands it to [`super::port::PortAgent::on_reverse`]).
     pub reflected: bool,
     /// A period the sender reports to the links (s-PERC*'s `Tx_ctrl`, §7.1).
     pub period: Time,

@@ -12,7 +12,8 @@ use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-/// What a [`PortAgent`] sees of its port when a packet leaves the queue.
+/// What a [`PortAgent`] sees of its port when a packet leaves the queue (or, for
+/// [`PortAgent::on_reverse`], when a reflected control packet comes back through its node).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortView {
     /// The link.
@@ -45,6 +46,19 @@ pub trait PortAgent {
     /// [`PacketPool::get_mut`], INT records with [`PacketPool::push_int`]) as it leaves the
     /// port described by `port`.
     fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView);
+
+    /// Processes control packet `id` on its way back (reflected by the receiver) for the
+    /// forward link described by `port`, when the packet, travelling the reverse of its data
+    /// path, arrives at `port.node` over the reverse-direction link (s-PERC §2 assumption 6:
+    /// the control packet goes "back and forth between the sender and receiver across the
+    /// same set of links" and links update it both ways). So a link sees its flows' control
+    /// packets leave through it and come back through its node, in reverse path order; the
+    /// agent's per-hop index runs back down (s-PERC*'s `next − 1`). Called only when the
+    /// engine routes reflected control packets on the reversed data path
+    /// ([`super::config::PacketConfig::two_way_control`]); default: nothing.
+    fn on_reverse(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        let _ = (id, pool, port);
+    }
 }
 
 /// Appends one HPCC INT record per egress hop to data packets: dequeue time, the port's
@@ -90,6 +104,16 @@ impl PortAgent for AgentImpl {
             AgentImpl::Rcp(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Sperc(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
+        }
+    }
+
+    #[inline]
+    fn on_reverse(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        match self {
+            AgentImpl::Int(a) => a.on_reverse(id, pool, port),
+            AgentImpl::Rcp(a) => a.on_reverse(id, pool, port),
+            AgentImpl::Sperc(a) => a.on_reverse(id, pool, port),
+            AgentImpl::Custom(a) => a.on_reverse(id, pool, port),
         }
     }
 }

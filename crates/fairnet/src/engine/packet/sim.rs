@@ -12,7 +12,11 @@
 //!    each link has at most one pending `Arrive` event, for the head of its FIFO.
 //! 3. At a switch the next link comes from the flow's cached path (per-flow ECMP, host-pair
 //!    or first-path routing: computed once per flow with [`Routing::path`]) or, when spraying,
-//!    from [`Routing::next_hop`] with the packet's key.
+//!    from [`Routing::next_hop`] with the packet's key. ACKs and reflected control packets take
+//!    the flow's reverse route: hashed on its own under ECMP, or, with
+//!    [`PacketConfig::two_way_control`], the data path reversed link by link; then a reflected
+//!    control packet arriving at a node over link `r` is first handed to
+//!    [`PortAgent::on_reverse`] of `r`'s reverse link (s-PERC §2 assumption 6).
 //! 4. At the destination host it is counted as *delivered*. A data packet's slot is reused for
 //!    its ACK (cumulative ACK, ECE = arrived CE, echoed timestamp, `max_qdelay` and INT
 //!    records), which the receiver enqueues at its NIC at once; an ACK updates its sender and
@@ -56,6 +60,9 @@ const NO_HOST: u32 = u32::MAX;
 
 /// Key offset that makes a flow's ACK path hash independently of its data path.
 const ACK_KEY: u64 = 1 << 63;
+
+/// No link (an entry of `PacketSim::rev_link`).
+const NO_LINK: u32 = u32::MAX;
 
 enum Sender {
     Tcp(Box<TcpSender>),
@@ -213,6 +220,9 @@ pub struct PacketSim {
     rec: Recorder,
     /// Scheduled weight changes, addressed by `Event::Weight`.
     weight_changes: Vec<(u32, f64)>,
+    /// With [`PacketConfig::two_way_control`]: each link's reverse-direction link (`NO_LINK`:
+    /// none); empty otherwise.
+    rev_link: Vec<u32>,
 }
 
 impl PacketSim {
@@ -348,6 +358,16 @@ impl PacketSim {
         let mut paths: Vec<u32> = Vec::new();
         let mut path = Vec::new();
         let mut routes = Vec::with_capacity(flows.len());
+        // Two-way control updates: each link's reverse-direction link (`NO_LINK`: none).
+        let two_way = cfg.two_way_control();
+        let rev_link: Vec<u32> = if two_way {
+            topo.reverse_links()
+                .iter()
+                .map(|r| r.map_or(NO_LINK, |l| l.0))
+                .collect()
+        } else {
+            Vec::new()
+        };
         for (i, f) in flows.iter().enumerate() {
             let at = || format!("flows[{i}]");
             for (end, node) in [("src", f.src), ("dst", f.dst)] {
@@ -410,7 +430,32 @@ impl PacketSim {
                 Ok((start, path.len()))
             };
             let data = route(f.src, f.dst, data_sel)?;
-            let ack = route(f.dst, f.src, ack_sel)?;
+            let ack = if two_way {
+                // The exact reverse of the data path (s-PERC §2 assumption 6: "across the
+                // same set of links"), so each link can update the reflected control packet.
+                let (start, len) = data;
+                if u32::try_from(start + len).is_err() {
+                    return Err(Error::invalid(at(), "more than 2^32 cached path links"));
+                }
+                for k in (start..start + len).rev() {
+                    let l = paths[k];
+                    let r = rev_link[l as usize];
+                    if r == NO_LINK {
+                        return Err(Error::invalid(
+                            at(),
+                            format!(
+                                "link {l} of the data path has no reverse-direction link; \
+                                 two-way control updates (sperc.two_way) send the reflected \
+                                 control packet back on the reversed path"
+                            ),
+                        ));
+                    }
+                    paths.push(r);
+                }
+                (start + len, len)
+            } else {
+                route(f.dst, f.src, ack_sel)?
+            };
             routes.push((data, ack));
         }
 
@@ -580,6 +625,7 @@ impl PacketSim {
                 ..Recorder::default()
             }),
             weight_changes: Vec::new(),
+            rev_link,
         })
     }
 
@@ -1380,11 +1426,41 @@ impl PacketSim {
 
     fn on_arrive(&mut self, now: u64, id: PacketId, link: u32) {
         let node = self.ports[link as usize].to;
+        if !self.rev_link.is_empty() {
+            self.reverse_update(now, id, link);
+        }
         let h = self.host_of_node[node.idx()];
         if h == NO_HOST {
             self.forward(now, id, node);
         } else {
             self.deliver(now, id, h, node);
+        }
+    }
+
+    /// Two-way control updates (s-PERC §2 assumption 6): a reflected control packet that
+    /// arrived over `link` — on the reverse of its flow's data path — is handed to the agent
+    /// of the forward link it mirrors, `reverse(link)`, whose port is at this node.
+    #[inline]
+    fn reverse_update(&mut self, now: u64, id: PacketId, link: u32) {
+        if self.pool.get(id).kind != PacketKind::Control || !self.pool.ctrl(id).reflected {
+            return;
+        }
+        let fwd = self.rev_link[link as usize];
+        let Some(port) = self.ports.get_mut(fwd as usize) else {
+            return;
+        };
+        if let Some(agent) = port.agent.as_mut() {
+            let view = PortView {
+                link: port.link,
+                node: port.node,
+                rate: port.rate,
+                buffer: port.buffer,
+                queue_bytes: port.qdisc.bytes(),
+                tx_bytes: port.stats.tx_bytes,
+                drop_bytes: port.stats.drop_bytes,
+                now: Time(now),
+            };
+            agent.on_reverse(id, &mut self.pool, &view);
         }
     }
 
@@ -1724,8 +1800,10 @@ impl PacketSim {
     }
 
     /// A control packet arrived at host `node`: the receiver reflects it back to the sender
-    /// (on the flow's ACK path, agents leave reflected packets alone) and consumes a FIN; the
-    /// sender hands a reflected one to its congestion control.
+    /// (on the flow's ACK path; agents leave reflected packets alone at dequeue, and with
+    /// [`PacketConfig::two_way_control`] that path is the reversed data path and each node
+    /// hands the packet to [`PortAgent::on_reverse`], see `reverse_update`) and consumes a
+    /// FIN; the sender hands a reflected one to its congestion control.
     fn on_control_arrival(&mut self, now: u64, id: PacketId, pkt: &Packet, node: NodeId) {
         let f = pkt.flow.0;
         let area = self.pool.ctrl(id);

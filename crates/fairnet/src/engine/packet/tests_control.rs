@@ -139,3 +139,125 @@ fn control_rate_limit_spaces_a_burst() {
     }
     assert_eq!(rtts.borrow().len(), 40, "all came back");
 }
+
+/// Logs, for every flow's first control packet, each port it leaves (`0` out, `1` reflected)
+/// and each `on_reverse` call (`2`), as `(flow, link, what)`.
+struct PathLog {
+    log: Rc<RefCell<Vec<(u32, u32, u8)>>>,
+}
+
+impl super::port::PortAgent for PathLog {
+    fn on_dequeue(
+        &mut self,
+        id: super::pkt::PacketId,
+        pool: &mut super::pkt::PacketPool,
+        port: &super::port::PortView,
+    ) {
+        let p = pool.get(id);
+        if p.kind == super::pkt::PacketKind::Control && pool.ctrl(id).seq == 1 {
+            let what = u8::from(pool.ctrl(id).reflected);
+            self.log.borrow_mut().push((p.flow.0, port.link.0, what));
+        }
+    }
+
+    fn on_reverse(
+        &mut self,
+        id: super::pkt::PacketId,
+        pool: &mut super::pkt::PacketPool,
+        port: &super::port::PortView,
+    ) {
+        let p = pool.get(id);
+        assert!(pool.ctrl(id).reflected, "only reflected packets come back");
+        if pool.ctrl(id).seq == 1 {
+            self.log.borrow_mut().push((p.flow.0, port.link.0, 2));
+        }
+    }
+}
+
+/// Runs 8 s-PERC* flows from leaf 0's hosts to leaf 1's on a leaf–spine with 4 spines (ECMP),
+/// every port's agent replaced by a [`PathLog`]; per flow: the links its first control packet
+/// left on the way out, on the way back, and the links `on_reverse` was called for.
+#[allow(clippy::type_complexity)]
+fn control_paths(two_way: bool) -> (crate::topo::Topology, Vec<[Vec<u32>; 3]>) {
+    use crate::topo::{leaf_spine, LeafSpineSpec};
+    let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(128 * 1024));
+    let topo = leaf_spine(LeafSpineSpec {
+        hosts_per_leaf: 8,
+        leaves: 2,
+        spines: 4,
+        host_link: link,
+        fabric_link: link,
+    })
+    .unwrap();
+    let flows: Vec<FlowSpec> = (0..8)
+        .map(|i| FlowSpec::new(NodeId(i), NodeId(8 + i), Bytes(1_000_000), Time::ZERO))
+        .collect();
+    let mut cfg = PacketConfig {
+        transport: super::config::TransportKind::Sperc,
+        port_agent: super::port::PortAgentConfig::Sperc,
+        ..PacketConfig::default()
+    };
+    cfg.sperc.two_way = two_way;
+    assert_eq!(cfg.two_way_control(), two_way);
+    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    for l in 0..topo.num_links() {
+        let agent = PathLog { log: log.clone() };
+        sim.set_port_agent(LinkId(l as u32), Box::new(agent))
+            .unwrap();
+    }
+    sim.run_until(Time::from_us(100)).unwrap();
+    let mut per_flow = vec![[Vec::new(), Vec::new(), Vec::new()]; flows.len()];
+    for &(f, l, what) in log.borrow().iter() {
+        per_flow[f as usize][what as usize].push(l);
+    }
+    (topo, per_flow)
+}
+
+#[test]
+fn reflected_control_packets_retrace_the_data_path_with_two_way_updates() {
+    // s-PERC §2 assumption 6: the control packet goes "back and forth between the sender and
+    // receiver across the same set of links". With two-way updates, each flow's first control
+    // packet leaves host -> leaf0 -> spine -> leaf1 -> host (4 links) and comes back on the
+    // reverse-direction links of those four, last first; at each node on the way back the
+    // agent of the forward link leaving that node is called, in reverse path order.
+    let (topo, paths) = control_paths(true);
+    let rev = topo.reverse_links();
+    for (f, [out, back, reverse]) in paths.iter().enumerate() {
+        assert_eq!(out.len(), 4, "flow {f}: {out:?}");
+        let want: Vec<u32> = out
+            .iter()
+            .rev()
+            .map(|&l| rev[l as usize].unwrap().0)
+            .collect();
+        assert_eq!(back, &want, "flow {f}: the way back retraces {out:?}");
+        let want: Vec<u32> = out.iter().rev().copied().collect();
+        assert_eq!(
+            reverse, &want,
+            "flow {f}: on_reverse for the forward links, last first"
+        );
+    }
+}
+
+#[test]
+fn without_two_way_updates_the_way_back_is_hashed_and_agents_are_not_called() {
+    // The ACK route of an ECMP flow hashes independently of its data path: over 8 flows and 4
+    // spines some flow comes back through another spine (this is what the two-way test above
+    // would catch if the reverse route were not set), and no agent gets `on_reverse`.
+    let (topo, paths) = control_paths(false);
+    let rev = topo.reverse_links();
+    let mut differs = 0;
+    for [out, back, reverse] in &paths {
+        assert!(reverse.is_empty());
+        let mirrored: Vec<u32> = out
+            .iter()
+            .rev()
+            .map(|&l| rev[l as usize].unwrap().0)
+            .collect();
+        differs += usize::from(back != &mirrored);
+    }
+    assert!(
+        differs > 0,
+        "all 8 flows hashed back through their own spine"
+    );
+}

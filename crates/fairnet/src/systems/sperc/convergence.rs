@@ -53,6 +53,12 @@
 //!   packet per RTT unit, or the engine's 10 Mb/s if lower (on the WAN 10 Mb/s is above a
 //!   flow's share at the smoke rates; a much lower floor starves: a flow paced at a few kb/s
 //!   sends a packet, hence hears a new rate, every few seconds).
+//! - **s-PERC\*'s update direction** ([`SPercSettings::two_way`]): both ways in the datacenter
+//!   (§2 assumption 6; the reflected control packet retraces the data path and every link
+//!   processes it again), forward only on the WAN (§8.2.1: "control packets are only updated
+//!   in the forward direction"). At Fig. 7's smoke scale both give the same medians (5 and 9
+//!   RTTs over seeds 1–5); at full scale two-way gave 5 / 14 against 6 / 11 over 5 changes
+//!   (`docs/systems/sperc.md`).
 
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::engine::packet::rcp::RcpAgent;
@@ -233,19 +239,24 @@ pub struct SPercSettings {
     pub headroom: f64,
     /// A link's round before it learns one.
     pub initial_round: Time,
+    /// Links update control packets both ways (§2 assumption 6; true in the datacenter) or
+    /// forward only (§8.2.1's WAN runs) — [`crate::systems::sperc::packet::SPercPacketConfig::two_way`].
+    pub two_way: bool,
 }
 
 impl SPercSettings {
     /// Table 6's s-PERC* row for the convergence-time experiments: 128 KB buffers, 64 B
     /// control packets at 4% ("ctrl rate ... 4% (CT)"), 2% headroom, and the setting's initial
-    /// round (20 µs DC, 100 ms WAN).
-    pub fn table6(initial_round: Time) -> SPercSettings {
+    /// round (20 µs DC, 100 ms WAN), with links updating control packets both ways
+    /// (`two_way`, §2 assumption 6: the DC runs) or forward only (§8.2.1: the WAN runs).
+    pub fn table6(initial_round: Time, two_way: bool) -> SPercSettings {
         SPercSettings {
             buffer: Bytes(128 * 1024),
             ctrl_rate: 0.04,
             ctrl_size: Bytes(64),
             headroom: 0.02,
             initial_round,
+            two_way,
         }
     }
 }
@@ -483,6 +494,7 @@ fn config(spec: &ConvSpec, scheme: Scheme, rtt: Time) -> PacketConfig {
             cfg.control.size = spec.sperc.ctrl_size;
             cfg.sperc.headroom = spec.sperc.headroom;
             cfg.sperc.initial_round = spec.sperc.initial_round;
+            cfg.sperc.two_way = spec.sperc.two_way;
         }
         Scheme::Rcp => {
             cfg.transport = TransportKind::Rcp;

@@ -47,7 +47,9 @@ fn dc(net: Net, seed: u64) -> ConvSpec {
             beta: 0.2,
             interval: RcpInterval::Rtt,
         },
-        sperc: SPercSettings::table6(Time::from_us(20)),
+        // §2 assumption 6: links update the control packet both ways (the paper's WAN runs
+        // are the ones it says update forward only, §8.2.1).
+        sperc: SPercSettings::table6(Time::from_us(20), true),
         seed,
     }
 }

@@ -2,15 +2,24 @@
 //! `transport = "sperc"`, `port_agent = "sperc"`, `[sperc]` and `[control]` tables).
 //!
 //! **Links** ([`SPercAgent`], a [`PortAgent`] on every port, host NICs included): each
-//! forward control packet leaving the port is processed by [`SPercStar::process`] — the very
+//! forward control packet leaving the port (and with `two_way` each reflected one coming back
+//! through the port's node) is processed by [`SPercStar::process`] — the very
 //! code the rounds engine runs, through [`LinkAlgorithm`] — on the packet's per-hop records,
 //! which live in the packet pool's control side table ([`CtrlArea`]; s-PERC's `b`, `x`, `t`
 //! in [`CtrlHop::rate`], [`CtrlHop::alloc`], [`CtrlHop::round`], the bits `s`, `i` in
 //! [`CtrlHop::flags`]). The link's capacity is the line rate less the headroom and the
 //! control-packet share (§7.1 "Headroom", "Limiting control overhead"; Table 6: 2% and 2%).
-//! Reflected packets (on their way back to the sender) are left alone: s-PERC updates links in
-//! the forward direction only (§8.2). Algorithm 7 (the round timeout) runs lazily, when the
-//! first control packet leaves the port after the round elapsed.
+//! **Two-way updates** (`two_way`, default true; §2 assumption 6: the control packet goes
+//! "back and forth between the sender and receiver across the same set of links"): the
+//! reflected packet returns on the exact reverse of the flow's data path (the engine's
+//! [`crate::engine::packet::PacketConfig::two_way_control`]), and when it comes back through the
+//! node owning this port, [`PortAgent::on_reverse`] processes it again with the same code
+//! ([`SPercAgent`]'s `visit`: Algorithms 6–7) on record `next − 1`, counting `next` back down, so
+//! the links see it in reverse path order as in the rounds engine's `two_way`. With
+//! `two_way = false` reflected packets are left alone and return on the ACK route (hashed
+//! independently under ECMP): the forward-only updating of the paper's WAN runs (§8.2.1:
+//! "increasing convergence time by a factor of two"). Algorithm 7 (the round timeout) runs
+//! lazily, when the first control packet visits the link after the round elapsed.
 //!
 //! **Round** (§7.1 "Estimating round"): "control packets carry the longest period (RTT) the
 //! end host has seen on the flow's path, `Tx_ctrl`; links use this field to set the local value
@@ -100,6 +109,15 @@ pub struct SPercPacketConfig {
     /// the virtual link `l₀` at remaining bytes / RTT. Needs `qdisc = { kind = "priority",
     /// classes = 2 }`. Default false: basic s-PERC* (§8.2.2's two versions).
     pub short_flows: bool,
+    /// Two-way control updates (§2 assumption 6: the control packet goes "back and forth
+    /// between the sender and receiver across the same set of links"): the reflected control
+    /// packet returns on the exact reverse of the flow's data path and every link processes
+    /// it again on the way back; needs per-flow routes (not `routing = "spray"`). Default
+    /// true: the paper's model (§8.2.1 singles out its WAN runs as updating "only in the
+    /// forward direction, increasing convergence time by a factor of two"); false updates on
+    /// the way out only, and the way back is the flow's ACK route (hashed on its own under
+    /// ECMP).
+    pub two_way: bool,
 }
 
 impl Default for SPercPacketConfig {
@@ -111,6 +129,7 @@ impl Default for SPercPacketConfig {
             timeout: 3.0,
             division_table: None,
             short_flows: false,
+            two_way: true,
         }
     }
 }
@@ -208,9 +227,10 @@ pub struct SPercAgent {
     round_len: u64,
     round_start: u64,
     max_period: u64,
-    /// Control packets processed.
+    /// Control-packet visits processed (each way with two-way updates).
     pub processed: u64,
-    /// Control packets left alone because their path is longer than [`MAX_CTRL_HOPS`].
+    /// Control-packet visits (each way) left alone because the path is longer than
+    /// [`MAX_CTRL_HOPS`].
     pub too_long: u64,
 }
 
@@ -246,19 +266,10 @@ impl SPercAgent {
     }
 }
 
-impl PortAgent for SPercAgent {
-    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
-        let p = pool.get(id);
-        if p.kind != PacketKind::Control {
-            return;
-        }
-        let flow = p.flow.0;
-        let now = port.now.0;
-        let area = pool.ctrl_mut(id);
-        if area.reflected {
-            return; // s-PERC updates links in the forward direction only (§8.2)
-        }
-        // Algorithm 7, once per round; the next round from the Tx_ctrl seen (§7.1).
+impl SPercAgent {
+    /// Algorithm 7, once per round, and the next round from the `Tx_ctrl` seen (§7.1): on
+    /// every control-packet visit, also one whose path is too long to be processed.
+    fn tick(&mut self, area: &CtrlArea, now: u64) {
         if now >= self.round_start + self.round_len {
             self.alg.on_round(&mut self.link);
             self.round_start = now;
@@ -268,11 +279,14 @@ impl PortAgent for SPercAgent {
             self.max_period = 0;
         }
         self.max_period = self.max_period.max(area.period.0);
-        let k = area.next as usize;
-        if k >= MAX_CTRL_HOPS {
-            self.too_long += 1;
-            return;
-        }
+    }
+
+    /// The link's work on one control-packet visit, the same in both directions (§2
+    /// assumption 6; the rounds engine's `two_way` runs the same code): Algorithm 7 when the
+    /// round has elapsed, the `Tx_ctrl` bookkeeping of §7.1, then Algorithm 6 (lines 8–31,
+    /// [`SPercStar::process`]) on per-hop record `k`.
+    fn visit(&mut self, area: &mut CtrlArea, k: usize, flow: u32, now: u64) {
+        self.tick(area, now);
         if k >= area.len as usize {
             // A new flow's first traversal: Algorithm 4 line 1 / Algorithm 6 line 3.
             area.hops[k] = encode(&self.alg.initial_hop());
@@ -283,7 +297,6 @@ impl PortAgent for SPercAgent {
         for (h, r) in hops.iter_mut().zip(&area.hops[..n]) {
             *h = decode(r);
         }
-        // Algorithm 6 (lines 8–31), the rounds engine's code.
         let u = Update {
             flow,
             hop: k,
@@ -292,8 +305,59 @@ impl PortAgent for SPercAgent {
         };
         self.alg.process(&mut self.link, u, &mut hops[..n]);
         area.hops[k] = encode(&hops[k]);
-        area.next += 1;
         self.processed += 1;
+    }
+}
+
+impl PortAgent for SPercAgent {
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        let p = pool.get(id);
+        if p.kind != PacketKind::Control {
+            return;
+        }
+        let flow = p.flow.0;
+        let area = pool.ctrl_mut(id);
+        if area.reflected {
+            // On the way back: updated, if at all, by `on_reverse` (two-way updates, §2
+            // assumption 6); forward-only is the paper's WAN setting (§8.2.1).
+            return;
+        }
+        let k = area.next as usize;
+        // The hop index advances even past the records' room, so that the way back
+        // (`on_reverse`, which counts down) stays aligned with the links.
+        area.next = area.next.saturating_add(1);
+        if k >= MAX_CTRL_HOPS {
+            self.tick(area, port.now.0);
+            self.too_long += 1;
+            return;
+        }
+        self.visit(area, k, flow, port.now.0);
+    }
+
+    fn on_reverse(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        let p = pool.get(id);
+        if p.kind != PacketKind::Control {
+            return;
+        }
+        let flow = p.flow.0;
+        let area = pool.ctrl_mut(id);
+        // The way back visits the links in reverse order: this link's record is the one just
+        // below `next` (§2 assumption 6, "back and forth ... across the same set of links").
+        // A FIN is consumed by the receiver and never comes back.
+        if !area.reflected || area.fin || area.next == 0 {
+            return;
+        }
+        area.next -= 1;
+        let k = area.next as usize;
+        if k >= MAX_CTRL_HOPS {
+            self.tick(area, port.now.0);
+            self.too_long += 1;
+            return;
+        }
+        if k >= area.len as usize {
+            return; // no record for this link (cannot happen on the reversed data path)
+        }
+        self.visit(area, k, flow, port.now.0);
     }
 }
 

@@ -65,7 +65,9 @@ fn wan(rate: Rate, seed: u64) -> ConvSpec {
             beta: 0.1,
             interval: RcpInterval::Fixed(Time::from_ms(20)),
         },
-        sperc: SPercSettings::table6(Time::from_ms(100)),
+        // §8.2.1 on the WAN: "control packets are only updated in the forward direction,
+        // increasing convergence time by a factor of two".
+        sperc: SPercSettings::table6(Time::from_ms(100), false),
         seed,
     }
 }
