@@ -75,7 +75,9 @@ fn parse() -> Opts {
                 // Hop delays within [0, 1 µs] for the two random models.
                 let (min, max) = (Time::ZERO, Time::from_us(1));
                 o.delay = match args.get(i + 1).map(String::as_str) {
-                    Some("fixed") => DelayModel::default(),
+                    Some("fixed") => DelayModel::FixedRtt {
+                        rtt: Time::from_us(10),
+                    },
                     Some("uniform") => DelayModel::Uniform { min, max },
                     Some("per-link") => DelayModel::PerLink { min, max },
                     _ => {
