@@ -293,6 +293,20 @@ pub(crate) struct Port {
 }
 
 impl Port {
+    /// What an agent is shown of this port at `now` (ps).
+    pub(crate) fn view(&self, now: u64) -> PortView {
+        PortView {
+            link: self.link,
+            node: self.node,
+            rate: self.rate,
+            buffer: self.buffer,
+            queue_bytes: self.qdisc.bytes(),
+            tx_bytes: self.stats.tx_bytes,
+            drop_bytes: self.stats.drop_bytes,
+            now: Time(now),
+        }
+    }
+
     /// Packets waiting (the queueing discipline's, the ACKs ahead of it and the control
     /// packets ahead of both).
     #[inline]

@@ -36,8 +36,7 @@ use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
 use super::port::{
-    AgentImpl, CtrlQueue, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, PortView,
-    QdelayLpf,
+    AgentImpl, CtrlQueue, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, QdelayLpf,
 };
 use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
 use super::rcp::{Rcp, RcpAgent};
@@ -1394,18 +1393,11 @@ impl PacketSim {
             port.stats.data_tx_packets += 1;
             self.c.data_hops += 1;
         }
-        if let Some(agent) = port.agent.as_mut() {
-            let view = PortView {
-                link: port.link,
-                node: port.node,
-                rate: port.rate,
-                buffer: port.buffer,
-                queue_bytes: port.qdisc.bytes(),
-                tx_bytes: port.stats.tx_bytes,
-                drop_bytes: port.stats.drop_bytes,
-                now: Time(now),
-            };
-            agent.on_dequeue(id, &mut self.pool, &view);
+        if port.agent.is_some() {
+            let view = port.view(now);
+            if let Some(agent) = port.agent.as_mut() {
+                agent.on_dequeue(id, &mut self.pool, &view);
+            }
         }
         let tx = port.tx_time(wire as u32);
         port.busy_until = now + tx;
@@ -1449,18 +1441,11 @@ impl PacketSim {
         let Some(port) = self.ports.get_mut(fwd as usize) else {
             return;
         };
-        if let Some(agent) = port.agent.as_mut() {
-            let view = PortView {
-                link: port.link,
-                node: port.node,
-                rate: port.rate,
-                buffer: port.buffer,
-                queue_bytes: port.qdisc.bytes(),
-                tx_bytes: port.stats.tx_bytes,
-                drop_bytes: port.stats.drop_bytes,
-                now: Time(now),
-            };
-            agent.on_reverse(id, &mut self.pool, &view);
+        if port.agent.is_some() {
+            let view = port.view(now);
+            if let Some(agent) = port.agent.as_mut() {
+                agent.on_reverse(id, &mut self.pool, &view);
+            }
         }
     }
 

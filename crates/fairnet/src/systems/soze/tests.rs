@@ -723,16 +723,21 @@ fn random_flows(n: usize, seed: u64) -> Vec<FlowSpec> {
         .collect()
 }
 
-/// Per-flow relative errors of a k = 4 fat-tree run of `flows` (mean throughput over 4–6 ms
-/// against the oracle on the same ECMP paths), sorted.
-fn fat_tree_errors(flows: &[FlowSpec], cfg: PacketConfig) -> Vec<f64> {
-    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
+/// The k = 4 fat-tree of the accuracy tests (100 Gb/s links everywhere).
+fn k4_fat_tree() -> crate::topo::Topology {
+    crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
         k: 4,
         host_link: link(),
         fabric_link: link(),
         oversubscription: 1,
     })
-    .unwrap();
+    .unwrap()
+}
+
+/// Per-flow relative errors of a k = 4 fat-tree run of `flows` (mean throughput over 4–6 ms
+/// against the oracle on the same ECMP paths), sorted.
+fn fat_tree_errors(flows: &[FlowSpec], cfg: PacketConfig) -> Vec<f64> {
+    let topo = k4_fat_tree();
     let want = oracle(&topo, flows);
     let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
@@ -819,13 +824,7 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
 
 /// Queue-delay series (µs) of `links` sampled every 2 µs over 4–6 ms of a k = 4 fat-tree run.
 fn fat_tree_queues(flows: &[FlowSpec], mut cfg: PacketConfig, links: &[u32]) -> Vec<Vec<f64>> {
-    let topo = crate::topo::builders::fat_tree(crate::topo::builders::FatTreeSpec {
-        k: 4,
-        host_link: link(),
-        fabric_link: link(),
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = k4_fat_tree();
     cfg.record = Some(crate::engine::packet::config::RecordConfig {
         interval: Time::from_us(2),
         flows: false,
