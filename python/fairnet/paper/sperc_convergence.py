@@ -68,9 +68,9 @@ def episode_summary(r: dict[str, Any], cap: int) -> dict[str, Any]:
     }
 
 
-def fmt(value: float, missed: int = 0) -> str:
-    """A number of RTTs, with how many episodes never converged."""
-    return f"{value:g}" + (f" ({missed} never)" if missed else "")
+def fmt(value: float, missed: int = 0, spec: str = "g") -> str:
+    """A number of RTTs (format ``spec``), with how many episodes never converged."""
+    return f"{value:{spec}}" + (f" ({missed} never)" if missed else "")
 
 
 def plot_cdfs(ax: Any, runs: list[tuple[str, list[int | None], int]], label: str) -> None:

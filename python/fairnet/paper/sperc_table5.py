@@ -23,7 +23,7 @@ import numpy as np
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, results_table
-from fairnet.paper.sperc_convergence import censored, missed, run_schemes
+from fairnet.paper.sperc_convergence import censored, fmt, missed, run_schemes
 
 #: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
 PAPER = {
@@ -85,17 +85,13 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"),
     )
     for r in rows:
-
-        def cell(mean: float, missed: int) -> str:
-            return f"{mean:.1f}" + (f" ({missed} never)" if missed else "")
-
         t.add_row(
             f"{r['rate_bps'] / 1e6:g} Mb/s ({r['paper_rate']})",
             r["scheme"],
             str(r["runs"]),
-            cell(r["mean_95_20"], r["not_converged_95_20"]),
+            fmt(r["mean_95_20"], r["not_converged_95_20"], ".1f"),
             f"{r['paper_mean_95_20']:g}",
-            cell(r["mean_99_10"], r["not_converged_99_10"]),
+            fmt(r["mean_99_10"], r["not_converged_99_10"], ".1f"),
             f"{r['paper_mean_99_10']:g}",
         )
     console.print(t)

@@ -391,6 +391,33 @@ pub fn simulate<A: LinkAlgorithm>(
     Ok(run.outcome())
 }
 
+/// Every link's fresh state, and each path entry's index among its link's flows (the
+/// per-flow link state of *Fair*).
+fn new_links<A: LinkAlgorithm>(p: &Problem, alg: &A) -> (Vec<A::Link>, Vec<u32>) {
+    let path = p.path_links();
+    let mut count = vec![0usize; p.num_links()];
+    let mut local = vec![0u32; path.len()];
+    for (s, &l) in path.iter().enumerate() {
+        local[s] = count[l as usize] as u32;
+        count[l as usize] += 1;
+    }
+    let caps = p.capacities();
+    let links = (0..p.num_links())
+        .map(|l| alg.new_link(caps[l], count[l]))
+        .collect();
+    (links, local)
+}
+
+/// The path position of visit `k` of a traversal over a path of `len` links: hop `k` on the
+/// way out, hop `2·len − 1 − k` on the way back.
+fn hop_of(k: usize, len: usize) -> usize {
+    if k < len {
+        k
+    } else {
+        2 * len - 1 - k
+    }
+}
+
 /// What a link visit left the control packet doing.
 enum Visited {
     /// On its way to the next link of the traversal.
@@ -477,14 +504,7 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             (c.k1, c.k2, c.kinf)
         };
 
-        let caps = p.capacities();
-        let mut count = vec![0usize; m];
-        let mut local = vec![0u32; path.len()];
-        for (s, &l) in path.iter().enumerate() {
-            local[s] = count[l as usize] as u32;
-            count[l as usize] += 1;
-        }
-        let links: Vec<A::Link> = (0..m).map(|l| alg.new_link(caps[l], count[l])).collect();
+        let (links, local) = new_links(p, alg);
         let hops: Vec<A::Hop> = vec![alg.initial_hop(); path.len()];
         let saved = if cfg.drop_probability > 0.0 {
             hops.clone()
@@ -601,7 +621,7 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
         }
         let (lo, hi) = (self.ptr[f], self.ptr[f + 1]);
         let len = hi - lo;
-        let hop = if k < len { k } else { 2 * len - 1 - k };
+        let hop = hop_of(k, len);
         let s = lo + hop;
         self.updates += 1;
         let u = Update {
@@ -786,9 +806,8 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             for (k, slot) in slots.iter_mut().enumerate() {
                 t += if !link_delay.is_empty() {
                     // Reaching the link of visit k takes its delay; the return nothing more.
-                    let hop = if k < len { k } else { 2 * len - 1 - k };
                     if k < visits {
-                        link_delay[path[ptr[f] + hop] as usize]
+                        link_delay[path[ptr[f] + hop_of(k, len)] as usize]
                     } else {
                         0
                     }
@@ -931,15 +950,7 @@ pub fn replay<A: LinkAlgorithm>(
 {
     let ptr = p.path_ptr();
     let path = p.path_links();
-    let mut count = vec![0usize; p.num_links()];
-    let mut local = vec![0u32; path.len()];
-    for (s, &l) in path.iter().enumerate() {
-        local[s] = count[l as usize] as u32;
-        count[l as usize] += 1;
-    }
-    let mut links: Vec<A::Link> = (0..p.num_links())
-        .map(|l| alg.new_link(p.capacities()[l], count[l]))
-        .collect();
+    let (mut links, local) = new_links(p, alg);
     let mut hops = vec![alg.initial_hop(); path.len()];
     for &(f, k) in script {
         if f == u32::MAX {
