@@ -797,6 +797,8 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
         let sched_ptr: Vec<usize> = (0..=n).map(|f| self.passes * self.ptr[f] + f).collect();
         let mut sched = vec![0u64; self.passes * self.path.len() + n];
         let (ptr, path) = (self.ptr, self.path);
+        // Moved out of `self` (nothing else reads it) so `plan` can borrow it while the loop
+        // below mutates `self`.
         let link_delay = std::mem::take(&mut self.link_delay);
         let plan = |f: usize, t0: u64, rng: &mut ChaCha8Rng, sched: &mut [u64]| {
             let slots = &mut sched[sched_ptr[f]..sched_ptr[f + 1]];
