@@ -355,3 +355,37 @@ def test_sperc_table5_smoke_sperc_converges_faster_than_rcp_from_the_start(
         assert s["mean_99_10"] < rcp["mean_99_10"]
     assert by[(20e6, "RCP")]["paper_mean_95_20"] == 53
     assert "53" in console.export_text()
+
+
+def test_sperc_convergence_two_way_override_changes_only_the_update_direction() -> None:
+    # The binding's `two_way` override: Fig. 7's preset updates both ways (§2 assumption 6),
+    # so `two_way=True` is the same run as the default and `False` (forward only, the WAN
+    # runs' setting, §8.2.1) a different one; both converge at smoke scale.
+    from fairnet import _core
+
+    def run(**kw: bool) -> dict:
+        return _core.sperc_convergence("fig7", "sperc", "smoke", 3, changes=1, epoch_rtts=100, **kw)
+
+    default, both, forward = run(), run(two_way=True), run(two_way=False)
+    assert default["events"] == both["events"]
+    assert forward["events"] != both["events"]
+    for r in (both, forward):
+        assert r["start"]["final_within_10"] == 1.0 and r["t99_10"][0] is not None
+
+
+def test_sperc_fig7_runs_repeat_the_experiment_over_seeds(tmp_path: Path) -> None:
+    # `--runs N` (the paper's "ten changes per run, and 100 runs"): N seeded runs merged, so
+    # each scheme reports N × 4 changes at smoke scale, recorded in results.json; an entry
+    # that is one fixed run refuses a run count.
+    import json
+
+    from fairnet.errors import InputError
+
+    rows = get("sperc-fig7").run("smoke", tmp_path, Console(width=132), runs=2).rows
+    assert {r["scheme"]: (r["runs"], r["changes"]) for r in rows} == {
+        "s-PERC*": (2, 8),
+        "RCP": (2, 8),
+    }
+    assert json.loads((tmp_path / "results.json").read_text())["runs"] == 2
+    with pytest.raises(InputError, match="--runs: sperc-fig9 is one fixed run"):
+        get("sperc-fig9").run("smoke", tmp_path, runs=3)

@@ -348,7 +348,14 @@ def paper_list() -> None:
     default=None,
     help="Output directory (default: results/paper/<name>).",
 )
-def paper_run(name: str, scale: str, output: Path | None) -> None:
+@click.option(
+    "--runs",
+    type=int,
+    default=None,
+    help="Seeded runs of an entry that repeats its experiment (sperc-fig7, sperc-fig8, "
+    "sperc-table5; default: the scale's count).",
+)
+def paper_run(name: str, scale: str, output: Path | None, runs: int | None) -> None:
     """Run one reproduction: a plot mirroring the figure, results.json, and a table of the
     paper's numbers beside ours."""
     from fairnet.paper import get
@@ -356,7 +363,7 @@ def paper_run(name: str, scale: str, output: Path | None) -> None:
 
     entry = get(name)
     outdir = output if output is not None else Path("results") / "paper" / name
-    result = entry.run(scale, outdir, console)
+    result = entry.run(scale, outdir, console, runs=runs)
     console.print(f"wrote {', '.join(str(p) for p in result.files)}")
 
 

@@ -131,12 +131,13 @@ fn episode<'py>(py: Python<'py>, e: &Episode) -> PyResult<Bound<'py, PyDict>> {
 /// (`fairnet::systems::sperc::convergence`): `figure` is `"fig7"` (datacenter), `"fig8"` or
 /// `"table5"` (B4 WAN), `scheme` `"sperc"` or `"rcp"`, `scale` `"smoke"` or `"full"`; on the
 /// WAN `rate_bps` is the cable rate (default: the scale's first) and `replace` the fraction
-/// replaced per change (Fig. 8; default 0.4). Optional overrides of the spec. Returns the RTT
+/// replaced per change (Fig. 8; default 0.4). Optional overrides of the spec (`two_way`:
+/// s-PERC*'s update direction, both ways or forward only; default the preset's). Returns the RTT
 /// unit and range (µs), flows, events, drops (data/ACK and control), timeouts, the start
 /// episode and per change the convergence times in RTTs (None: not within the epoch). Runs
 /// without the GIL, so two schemes can run on two threads.
 #[pyfunction]
-#[pyo3(signature = (figure, scheme, scale, seed, rate_bps=None, replace=None, changes=None, flows_per_server=None, epoch_rtts=None))]
+#[pyo3(signature = (figure, scheme, scale, seed, rate_bps=None, replace=None, changes=None, flows_per_server=None, epoch_rtts=None, two_way=None))]
 #[allow(clippy::too_many_arguments)]
 fn sperc_convergence<'py>(
     py: Python<'py>,
@@ -149,6 +150,7 @@ fn sperc_convergence<'py>(
     changes: Option<u32>,
     flows_per_server: Option<f64>,
     epoch_rtts: Option<u32>,
+    two_way: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scheme = Scheme::parse(scheme, "sperc_convergence.scheme").map_err(value_error)?;
     let full = match scale {
@@ -183,6 +185,9 @@ fn sperc_convergence<'py>(
     }
     if let Some(e) = epoch_rtts {
         spec.epoch_rtts = e;
+    }
+    if let Some(w) = two_way {
+        spec.sperc.two_way = w;
     }
     let r = py
         .detach(|| convergence::run(&spec, scheme))

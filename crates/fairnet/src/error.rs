@@ -37,5 +37,5 @@ impl Error {
     }
 }
 
-/// Result with the crate's [`Error`].
+/// Result with the crate's [`Error`](enum@Error).
 pub type Result<T> = std::result::Result<T, Error>;

@@ -31,18 +31,35 @@ class Entry:
     paper: str  # the paper (and section) it reproduces
     figure: str
     scales: dict[str, str]  # scale -> what it runs
-    run_fn: Callable[[str, Path, Console], PaperResult]
+    run_fn: Callable[..., PaperResult]  # (scale, outdir, console[, runs]) -> result
+    #: Entries that repeat their experiment over seeds: the number of runs per scale (the
+    #: paper's count may be out of reach; ``--runs`` overrides it). None: one fixed run.
+    runs: dict[str, int] | None = None
 
-    def run(self, scale: str, outdir: Path, console: Console | None = None) -> PaperResult:
-        """Runs at ``scale`` (``smoke`` or ``full``), writing into ``outdir``."""
+    def run(
+        self, scale: str, outdir: Path, console: Console | None = None, runs: int | None = None
+    ) -> PaperResult:
+        """Runs at ``scale`` (``smoke`` or ``full``), writing into ``outdir``; ``runs``
+        overrides the number of seeded runs of an entry that repeats its experiment."""
         from fairnet.errors import InputError
 
         if scale not in self.scales:
             raise InputError(f"--scale: expected one of {', '.join(self.scales)}, got {scale!r}")
+        if runs is not None and self.runs is None:
+            raise InputError(f"--runs: {self.name} is one fixed run; it takes no run count")
+        if runs is not None and runs < 1:
+            raise InputError(f"--runs: expected a positive number of runs, got {runs}")
         outdir.mkdir(parents=True, exist_ok=True)
-        result = self.run_fn(scale, outdir, console or Console())
+        console = console or Console()
+        if self.runs is None:
+            result = self.run_fn(scale, outdir, console)
+        else:
+            runs = runs or self.runs[scale]
+            result = self.run_fn(scale, outdir, console, runs)
         path = outdir / "results.json"
         doc = {"entry": self.name, "paper": self.paper, "figure": self.figure, "scale": scale}
+        if self.runs is not None:
+            doc["runs"] = runs
         path.write_text(json.dumps(doc | {"rows": result.rows}, indent=1) + "\n")
         result.files.append(path)
         return result

@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fairnet import _core
 
@@ -28,6 +30,43 @@ def run_schemes(figure: str, scale: str, seed: int = 1, **overrides: Any) -> lis
             for s in SCHEMES
         ]
         return [f.result() for f in futures]
+
+
+def run_seeds(
+    figure: str, scale: str, runs: int, console: Console | None = None, **overrides: Any
+) -> list[dict[str, Any]]:
+    """Runs ``figure`` for both schemes over seeds 1 … ``runs`` (the paper's "100 runs", each
+    of several changes) and merges each scheme's runs: the per-change convergence times and
+    final fractions concatenated (run by run), the start episodes as ``starts``, the loss and
+    event counters summed, the RTT unit averaged. With ``console`` and more than one run, a
+    progress bar."""
+    per_scheme: dict[str, list[dict[str, Any]]] = {}
+    with Progress(
+        TextColumn(f"{figure} runs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=console is None or runs == 1,
+    ) as bar:
+        task = bar.add_task("runs", total=runs)
+        for seed in range(1, runs + 1):
+            for r in run_schemes(figure, scale, seed, **overrides):
+                per_scheme.setdefault(r["scheme"], []).append(r)
+            bar.advance(task)
+    merged = []
+    for rs in per_scheme.values():
+        m = dict(rs[0])
+        for key in ("t95_20", "t99_10", "final_within_10"):
+            m[key] = [x for r in rs for x in r[key]]
+        for key in ("drops", "ctrl_drops", "timeouts", "events"):
+            m[key] = sum(r[key] for r in rs)
+        m["starts"] = [r["start"] for r in rs]
+        m["rtt_us"] = float(np.mean([r["rtt_us"] for r in rs]))
+        m["runs"] = len(rs)
+        merged.append(m)
+    return merged
 
 
 def censored(times: list[int | None], cap: int) -> list[int]:
@@ -54,6 +93,7 @@ def episode_summary(r: dict[str, Any], cap: int) -> dict[str, Any]:
     """The fields every entry reports of one scheme's run ``r``: convergence times per
     criterion, their medians (never converged = ``cap``), the misses and the run's losses."""
     return {
+        "runs": r.get("runs", 1),
         "changes": len(r["t95_20"]),
         "t95_20": r["t95_20"],
         "t99_10": r["t99_10"],

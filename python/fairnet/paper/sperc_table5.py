@@ -23,7 +23,7 @@ import numpy as np
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, results_table
-from fairnet.paper.sperc_convergence import censored, fmt, missed, run_schemes
+from fairnet.paper.sperc_convergence import censored, fmt, missed, run_seeds
 
 #: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
 PAPER = {
@@ -33,35 +33,35 @@ PAPER = {
     ("10Gb/s", "s-PERC*"): (10.0, 16.0),
 }
 
-#: Per scale: (cable rates with the paper's rate each stands for, runs).
+#: Per scale: the cable rates, with the paper's rate each stands for.
 CASES = {
-    "smoke": (((20e6, "1Gb/s"), (40e6, "10Gb/s")), 2),
-    "full": (((1e9, "1Gb/s"), (10e9, "10Gb/s")), 100),
+    "smoke": ((20e6, "1Gb/s"), (40e6, "10Gb/s")),
+    "full": ((1e9, "1Gb/s"), (10e9, "10Gb/s")),
 }
+#: Runs per scale (the paper: 100).
+RUNS = {"smoke": 2, "full": 100}
 
 
-def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[str, Any]]:
+def rows_of(
+    scale: str, runs: int | None = None, console: Console | None = None, **overrides: Any
+) -> list[dict[str, Any]]:
     """One row per (rate, scheme): mean convergence times over ``runs`` seeds."""
-    rates, n = CASES[scale]
-    n = runs or n
     rows = []
-    for rate, paper_rate in rates:
-        by_scheme: dict[str, list[dict[str, Any]]] = {}
-        for seed in range(1, n + 1):
-            for r in run_schemes("table5", scale, seed, rate_bps=int(rate), **overrides):
-                by_scheme.setdefault(r["scheme"], []).append(r)
-        for scheme, rs in by_scheme.items():
-            cap = rs[0]["epoch_rtts"]
-            t95 = [r["start"]["t95_20"] for r in rs]
-            t99 = [r["start"]["t99_10"] for r in rs]
+    for rate, paper_rate in CASES[scale]:
+        for r in run_seeds(
+            "table5", scale, runs or RUNS[scale], console, rate_bps=int(rate), **overrides
+        ):
+            scheme, cap = r["scheme"], r["epoch_rtts"]
+            t95 = [s["t95_20"] for s in r["starts"]]
+            t99 = [s["t99_10"] for s in r["starts"]]
             rows.append(
                 {
                     "scheme": scheme,
                     "rate_bps": rate,
                     "paper_rate": paper_rate,
-                    "runs": len(rs),
-                    "flows": rs[0]["active_flows"],
-                    "rtt_ms": float(np.mean([r["rtt_us"] for r in rs])) / 1e3,
+                    "runs": r["runs"],
+                    "flows": r["active_flows"],
+                    "rtt_ms": r["rtt_us"] / 1e3,
                     "t95_20": t95,
                     "t99_10": t99,
                     "mean_95_20": float(np.mean(censored(t95, cap))),
@@ -69,8 +69,8 @@ def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[
                     "not_converged_95_20": missed(t95),
                     "not_converged_99_10": missed(t99),
                     "epoch_rtts": cap,
-                    "drops": sum(r["drops"] for r in rs),
-                    "timeouts": sum(r["timeouts"] for r in rs),
+                    "drops": r["drops"],
+                    "timeouts": r["timeouts"],
                     "paper_mean_95_20": PAPER[(paper_rate, scheme)][0],
                     "paper_mean_99_10": PAPER[(paper_rate, scheme)][1],
                 }
@@ -78,8 +78,8 @@ def rows_of(scale: str, runs: int | None = None, **overrides: Any) -> list[dict[
     return rows
 
 
-def run(scale: str, outdir: Path, console: Console) -> PaperResult:
-    rows = rows_of(scale)
+def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
+    rows = rows_of(scale, runs, console)
     t = results_table(
         "s-PERC Table 5 (B4 WAN): mean RTTs to converge when all flows start at once",
         ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"),
@@ -112,4 +112,5 @@ ENTRY = Entry(
         "full": "B4, 1 server/site, cables 1 and 10 Gb/s, 100 flows/server, 100 runs",
     },
     run_fn=run,
+    runs=RUNS,
 )

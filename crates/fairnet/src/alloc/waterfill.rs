@@ -25,7 +25,7 @@
 //!
 //! Events are processed in increasing `t` (guarantee exits, then caps, then saturations at equal
 //! `t`); link levels live in an indexed min-heap and are re-keyed lazily when they surface at
-//! the top (see [`top_link`]). Each flow freezes once and walks its path once, so the cost is `O(nnz + E log L)` for `nnz` path entries, `L` links and
+//! the top (see `top_link`). Each flow freezes once and walks its path once, so the cost is `O(nnz + E log L)` for `nnz` path entries, `L` links and
 //! `E` re-keyings.
 //!
 //! Removal events (caps and saturations) whose levels are equal within [`REL_TOL`] form one

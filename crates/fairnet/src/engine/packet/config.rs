@@ -227,7 +227,7 @@ pub enum HostNic {
     /// As `Pull`, but the NIC takes the packet from a ready flow of the highest priority class
     /// (lowest [`crate::workload::FlowSpec::priority`], or the class its transport chose),
     /// round robin within the class: strict priority at the host's uplink, like a multi-queue
-    /// NIC (e.g. s-PERC* 'short', whose short flows are "prioritize[d] at every link", §7.1).
+    /// NIC (e.g. s-PERC* 'short', whose short flows are "prioritize\[d\] at every link", §7.1).
     /// Each pull asks every active flow (and a host shim's `earliest_send`) whether it may
     /// send before choosing, so a pull costs one pass more than `Pull`.
     PullPriority,

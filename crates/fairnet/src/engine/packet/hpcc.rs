@@ -13,7 +13,7 @@
 //! - **ComputeWind** (Algorithm 1): if `U ≥ η` or `incStage ≥ maxStage`, multiplicative
 //!   decrease `W = W_c / (U/η) + W_AI` (and `incStage = 0` when updating `W_c`); else additive
 //!   increase `W = W_c + W_AI` (and `incStage += 1`). `η = 95%`, `maxStage = 5`, `W_AI = 80 B`
-//!   (§5 of HPCC, and Söze §4 "all the original settings from [35] are kept ... W_AI = 80
+//!   (§5 of HPCC, and Söze §4 "all the original settings from \[35\] are kept ... W_AI = 80
 //!   Bytes, maxstage = 5, and η = 95%").
 //! - **NewAck**: the reference window `W_c` is updated once per RTT, when an ACK acknowledges
 //!   data sent after the last update (`ack.seq > lastUpdateSeq`, then

@@ -1480,6 +1480,7 @@ impl PacketSim {
                 self.pool.release(id);
                 if let Sender::Tcp(_) = &self.flows[f as usize].sender {
                     self.sync_rto(f);
+                    self.sync_ctrl(f);
                     self.activate(now, f);
                 }
             }
@@ -1692,6 +1693,7 @@ impl PacketSim {
         }
         s.on_timeout(Time(now));
         self.sync_rto(f);
+        self.sync_ctrl(f);
         self.activate(now, f);
     }
 

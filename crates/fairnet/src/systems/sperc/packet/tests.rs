@@ -338,7 +338,8 @@ fn long_flows_converge_to_max_min_with_short_flows_on() {
 }
 
 /// One control-packet exchange of `sender` (flow `flow`) over a single s-PERC* link `agent`
-/// at time `now`, the packet coming back `rtt` later with `unsent` bytes left.
+/// at time `now`, the packet coming back `rtt` later with `unsent` bytes left; returns the
+/// packet's fields as they came back (a FIN's as the link left them: it is not reflected).
 fn exchange(
     agent: &mut SPercAgent,
     sender: &mut SPercSender,
@@ -346,7 +347,7 @@ fn exchange(
     unsent: u64,
     now: Time,
     rtt: Time,
-) {
+) -> CtrlArea {
     let mut pool = PacketPool::new();
     let id = pool.alloc(Packet {
         kind: PacketKind::Control,
@@ -368,8 +369,11 @@ fn exchange(
     };
     agent.on_dequeue(id, &mut pool, &view);
     let mut back = *pool.ctrl(id);
-    back.reflected = true;
-    sender.on_control(pool.get(id), &back, Time(now.0 + rtt.0));
+    if !back.fin {
+        back.reflected = true;
+        sender.on_control(pool.get(id), &back, Time(now.0 + rtt.0));
+    }
+    back
 }
 
 #[test]
@@ -465,6 +469,75 @@ fn l0_hands_a_finishing_flows_share_over_sooner() {
         short + 3.0 <= basic,
         "'short' at {short} us, basic at {basic} us"
     );
+}
+
+#[test]
+fn a_fin_when_all_is_sent_hands_the_share_over_sooner_than_after_the_last_ack() {
+    // Basic s-PERC*: flow 1 (500 KB) ends beside the long flow 0. With `fin_at = "sent"` its
+    // FIN is the first control packet due after its last byte left, so the bottleneck frees
+    // its share at least a few µs (its last bytes' ACK round trip, less up to one control
+    // RTT) before `fin_at = "acked"`, where the FIN waits for the last ACK.
+    let flows = vec![
+        FlowSpec::new(NodeId(0), NodeId(2), Bytes(1 << 40), Time::ZERO),
+        FlowSpec::new(NodeId(1), NodeId(3), Bytes(500_000), Time::ZERO),
+    ];
+    let with = |fin_at| {
+        let mut cfg = sperc_config();
+        cfg.sperc.fin_at = fin_at;
+        flow0_gains_at(&flows, cfg)
+    };
+    let (sent, acked) = (with(FinAt::Sent), with(FinAt::Acked));
+    println!("flow 0 above 0.75 c at {sent} us (fin_at = sent), {acked} us (acked)");
+    assert!(sent + 2.0 <= acked, "sent: {sent} us, acked: {acked} us");
+}
+
+#[test]
+fn a_flow_tags_its_fin_once_all_is_sent_and_rejoins_after_a_later_loss() {
+    // One link, one basic s-PERC* flow (fin_at = "sent", the default): the exchange after
+    // its last byte left carries the FIN and frees the link; a loss after that makes the
+    // flow start over as a new flow, wait for a rate, and hold it until the last ACK.
+    let ctx = CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(GBPS),
+        base_rtt: Time::from_us(8),
+        weight: 1.0,
+    };
+    let cfg = SPercPacketConfig::default();
+    assert_eq!(cfg.fin_at, FinAt::Sent);
+    let mut agent = SPercAgent::new(&cfg, 0.02, Rate::gbps(GBPS)).unwrap();
+    let mut s = SPercSender::new(&cfg, &ctx, Time::ZERO, Bytes(100_000));
+    let rtt = Time::from_us(10);
+    exchange(&mut agent, &mut s, 0, 100_000, Time::ZERO, rtt);
+    assert!(s.may_send() && s.rate().is_some());
+    assert_eq!(
+        agent.state().agg.num_b,
+        1.0,
+        "the flow is counted at the link"
+    );
+    // Everything sent: the next control packet is the FIN, the link forgets the flow, and
+    // no control packet follows.
+    let fin = exchange(&mut agent, &mut s, 0, 0, Time::from_us(10), rtt);
+    assert!(fin.fin);
+    assert_eq!(agent.state().agg.num_b, 0.0, "the FIN removed the flow");
+    assert_eq!(s.control_at(), None);
+    assert!(!s.make_fin(Time::from_us(20), &mut CtrlArea::default()));
+    assert!(s.may_send(), "keeps its rate for what is still in flight");
+    // A loss after the FIN: no data until a new rate, and a new flow's first packet at once.
+    s.on_loss(Time::from_us(25), 2096);
+    assert!(!s.may_send());
+    assert_eq!(s.control_at(), Some(Time::from_us(25)));
+    let back = exchange(&mut agent, &mut s, 0, 0, Time::from_us(25), rtt);
+    assert!(
+        !back.fin && back.len == 1,
+        "a first packet: one record, this link's"
+    );
+    assert_eq!(agent.state().agg.num_b, 1.0, "counted again");
+    assert!(s.may_send());
+    // Now it holds the allocation until the last ACK: no FIN on unsent = 0.
+    let back = exchange(&mut agent, &mut s, 0, 0, Time::from_us(35), rtt);
+    assert!(!back.fin);
+    assert!(s.make_fin(Time::from_us(40), &mut CtrlArea::default()));
 }
 
 #[test]
