@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+echo "== no merge-conflict markers"
+if git grep -nE '^(<<<<<<<|>>>>>>>) ' -- . ':!target'; then
+    echo "merge-conflict markers in the files above" >&2
+    exit 1
+fi
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
