@@ -53,7 +53,8 @@ use crate::systems::sperc::packet::{SPercAgent, SPercSender};
 use crate::topo::{PathSelector, Routing, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 const NO_HOST: u32 = u32::MAX;
 
@@ -81,7 +82,10 @@ struct FlowState {
     route_data: u32,
     route_ack: u32,
     started: bool,
+    /// On its host's round robin or sleeping ([`Host::sleeping`]).
     active: bool,
+    /// Sleeping until this time (`u64::MAX`: not sleeping).
+    sleep_until: u64,
     finished: bool,
     end: Option<Time>,
     rto_event_at: u64,
@@ -324,6 +328,7 @@ impl PacketSim {
             hosts.push(Host {
                 nic: out.first().map_or(u32::MAX, |l| l.0),
                 active: VecDeque::new(),
+                sleeping: BinaryHeap::new(),
                 wake_at: u64::MAX,
                 shim: None,
                 fifo: VecDeque::new(),
@@ -579,6 +584,7 @@ impl PacketSim {
                 route_ack,
                 started: false,
                 active: false,
+                sleep_until: u64::MAX,
                 finished: false,
                 end: None,
                 rto_event_at: u64::MAX,
@@ -948,7 +954,8 @@ impl PacketSim {
         }
     }
 
-    /// Puts a flow on its host's active list (if it is not there) and lets the host send.
+    /// Puts a flow on its host's active list (if it is not there, or wakes it if it sleeps:
+    /// its transport acted, so it may send sooner) and lets the host send.
     #[inline]
     fn activate(&mut self, now: u64, f: u32) {
         let fl = &mut self.flows[f as usize];
@@ -956,11 +963,37 @@ impl PacketSim {
             return;
         }
         let h = fl.host;
-        if !fl.active {
+        if !fl.active || fl.sleep_until != u64::MAX {
             fl.active = true;
+            fl.sleep_until = u64::MAX; // its heap entry is now stale
             self.hosts[h as usize].active.push_back(f);
         }
         self.host_pull(now, h);
+    }
+
+    /// Flow `f` of host `h` may not send before `t`: out of the round robin until then.
+    #[inline]
+    fn sleep(&mut self, h: u32, f: u32, t: u64) {
+        self.flows[f as usize].sleep_until = t;
+        self.hosts[h as usize].sleeping.push(Reverse((t, f)));
+    }
+
+    /// Puts the flows of host `h` whose sleep has ended back on its round robin (at the tail,
+    /// in wake-up order).
+    #[inline]
+    fn wake_sleepers(&mut self, now: u64, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        while let Some(&Reverse((t, f))) = host.sleeping.peek() {
+            if t > now {
+                break;
+            }
+            host.sleeping.pop();
+            let fl = &mut self.flows[f as usize];
+            if fl.sleep_until == t {
+                fl.sleep_until = u64::MAX;
+                host.active.push_back(f);
+            }
+        }
     }
 
     /// [`HostNic::Pull`]: if the host's NIC is idle with an empty queue, sends one data packet
@@ -999,7 +1032,7 @@ impl PacketSim {
     /// SIGCOMM 1996); ties go to the earlier flow of the host's list. Schedules a wake-up for
     /// paced flows when none may send.
     fn host_pick_weighted(&mut self, now: u64, h: u32) {
-        let mut wait = u64::MAX;
+        self.wake_sleepers(now, h);
         let mut best: Option<(f64, u32)> = None;
         let vtime = self.hosts[h as usize].vtime;
         let n = self.hosts[h as usize].active.len();
@@ -1016,10 +1049,7 @@ impl PacketSim {
                     }
                     self.hosts[h as usize].active.push_back(f);
                 }
-                SendState::Wait(t) => {
-                    wait = wait.min(t.0);
-                    self.hosts[h as usize].active.push_back(f);
-                }
+                SendState::Wait(t) => self.sleep(h, f, t.0),
                 SendState::Blocked | SendState::Done => self.flows[f as usize].active = false,
             }
         }
@@ -1030,7 +1060,7 @@ impl PacketSim {
             fl.nic_tag = start + wire as f64 / fl.spec.weight;
             return; // the NIC's PortFree pulls again
         }
-        self.schedule_host_wake(h, wait);
+        self.schedule_host_wake(h);
     }
 
     /// Whether flow `f` of host `h` may send a data packet now (its transport's state, then the
@@ -1056,16 +1086,17 @@ impl PacketSim {
         state
     }
 
-    /// Schedules a `HostWake` of host `h` at `wait` (`u64::MAX`: none) unless one is pending
-    /// earlier.
+    /// Schedules a `HostWake` of host `h` when its first sleeper wakes, unless one is pending
+    /// earlier (a stale sleeper at the top only costs a spurious wake-up).
     #[inline]
-    fn schedule_host_wake(&mut self, h: u32, wait: u64) {
-        if wait != u64::MAX {
-            let host = &mut self.hosts[h as usize];
-            if wait < host.wake_at {
-                host.wake_at = wait;
-                self.events.push(Time(wait), Event::HostWake(h));
-            }
+    fn schedule_host_wake(&mut self, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        let Some(&Reverse((wait, _))) = host.sleeping.peek() else {
+            return;
+        };
+        if wait < host.wake_at {
+            host.wake_at = wait;
+            self.events.push(Time(wait), Event::HostWake(h));
         }
     }
 
@@ -1100,6 +1131,7 @@ impl PacketSim {
     /// One pass of round robin over the host's active flows (repeated in queue mode while
     /// any flow sent); schedules a wake-up for paced flows.
     fn host_round(&mut self, now: u64, h: u32, nic: u32, queue: bool) {
+        self.wake_sleepers(now, h);
         // HostNic::PullPriority: the highest class (lowest `priority`) among the ready flows
         // sends; round robin within it. Other modes: every class is eligible.
         let class = if !queue && self.cfg.host_nic == HostNic::PullPriority {
@@ -1115,9 +1147,7 @@ impl PacketSim {
         } else {
             u8::MAX
         };
-        let mut wait;
         loop {
-            wait = u64::MAX;
             let mut sent = false;
             let n = self.hosts[h as usize].active.len();
             for _ in 0..n {
@@ -1143,10 +1173,7 @@ impl PacketSim {
                         }
                         sent = true;
                     }
-                    SendState::Wait(t) => {
-                        wait = wait.min(t.0);
-                        self.hosts[h as usize].active.push_back(f);
-                    }
+                    SendState::Wait(t) => self.sleep(h, f, t.0),
                     SendState::Blocked | SendState::Done => self.flows[f as usize].active = false,
                 }
             }
@@ -1155,7 +1182,7 @@ impl PacketSim {
                 break;
             }
         }
-        self.schedule_host_wake(h, wait);
+        self.schedule_host_wake(h);
     }
 
     /// Builds flow `f`'s next data packet and sends it, or with `to_fifo` hands it to the
