@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p fairnet --example sperc_fig6 -- [--instances 200] [--large 10]
 //!     [--dense 200] [--threads 2] [--max-rounds 200] [--capacity-max-gbps X] [--skip-large]
-//!     [--delay uniform|per-link|fixed]
+//!     [--delay uniform|per-link|fixed] [--timer round|mean-rtt]
 //! ```
 //!
 //! Sparse (§8.1.1): M = 100 × N ∈ {10², 10³, 10⁴} × P ∈ {5, 10}, and M = N = 1000 × P ∈ {5, 10},
@@ -15,9 +15,10 @@
 //! off the text of §8.1.1 (the figure itself is not in our copy): approximate. Every s-PERC run
 //! is checked against Theorem 4 (≤ 6·N_2 rounds) and every *Fair* run against Theorem 3.
 //! `--delay` picks the rounds engine's delay model (default `uniform`, hop delays in [0, 1 µs];
-//! see `engine::rounds`).
+//! see `engine::rounds`); `--timer` how often links reset `MaxE` (default `round`, the
+//! largest possible RTT; `mean-rtt` as the `sperc-fig6` entry; see `engine::rounds::LinkTimer`).
 
-use fairnet::engine::rounds::{random_matrix, DelayModel, RandomMatrix, RoundsOutcome};
+use fairnet::engine::rounds::{random_matrix, DelayModel, LinkTimer, RandomMatrix, RoundsOutcome};
 use fairnet::systems::sperc::{run_rounds, Algorithm, RoundsSpec};
 use fairnet::units::Rate;
 use fairnet::units::Time;
@@ -35,6 +36,7 @@ struct Opts {
     capacity_max: Option<u64>,
     skip_large: bool,
     delay: DelayModel,
+    timer: LinkTimer,
 }
 
 fn parse() -> Opts {
@@ -47,6 +49,7 @@ fn parse() -> Opts {
         capacity_max: None,
         skip_large: false,
         delay: DelayModel::default(),
+        timer: LinkTimer::Round,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -82,6 +85,16 @@ fn parse() -> Opts {
                     Some("per-link") => DelayModel::PerLink { min, max },
                     _ => {
                         eprintln!("--delay: expected fixed, uniform or per-link");
+                        std::process::exit(2)
+                    }
+                };
+            }
+            "--timer" => {
+                o.timer = match args.get(i + 1).map(String::as_str) {
+                    Some("round") => LinkTimer::Round,
+                    Some("mean-rtt") => LinkTimer::MeanRtt,
+                    _ => {
+                        eprintln!("--timer: expected round or mean-rtt");
                         std::process::exit(2)
                     }
                 };
@@ -122,6 +135,7 @@ fn sweep(shape: (u32, u32, u32), count: u64, o: &Opts) -> Vec<Vec<RoundsOutcome>
                                 algorithm: *alg,
                                 max_rounds: o.max_rounds,
                                 delay: o.delay,
+                                timer: o.timer,
                                 ..RoundsSpec::default()
                             };
                             mine[a].push((i, run_rounds(&p, &rs, seed).expect("valid run")));

@@ -49,7 +49,8 @@
 //! s-PERC's `MaxE` reset (Lemma 9) and s-PERC*'s shadow counters rely on.
 //!
 //! Links start their round timers at a random phase (Appendix C.3: "every link starts to reset
-//! independently at some time").
+//! independently at some time"). The timer's period is the round by default; [`LinkTimer`]
+//! offers the mean RTT instead (Fig. 6's caption: "s-PERC: 1 round = 1 RTT").
 //!
 //! # Convergence (assumption 12)
 //!
@@ -153,6 +154,24 @@ impl Default for DelayModel {
     }
 }
 
+/// How often links run their per-round timeout action (s-PERC Algorithm 5, s-PERC*'s
+/// Algorithm 7): the period of `MaxE` / `MaxE'` resets and of the shadow-counter sync.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkTimer {
+    /// Every round, the largest possible RTT: assumption 11's round, the premise of Lemma 9
+    /// (every flow is seen at a link between two resets). Default.
+    #[default]
+    Round,
+    /// Every *mean* control-packet RTT (over the flows; under the default uniform delays with
+    /// `min = 0`, half a round). Fig. 6's caption: "s-PERC: 1 round = 1 RTT". A flow whose
+    /// traversal is slower than the mean can be missed between two resets, so `MaxE` can
+    /// briefly be below the largest `E` allocation; convergence is still checked on every run.
+    MeanRtt,
+}
+
 /// A flow leaving: its first control packet sent at or after `round` carries a FIN.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -190,6 +209,8 @@ pub struct RoundsConfig {
     /// the forward-only updating of the paper's WAN runs (§8.2.1). A FIN is processed on the
     /// way out only: the links forget the flow there, and the reverse visits would find nothing.
     pub two_way: bool,
+    /// Period of the links' timeout action. Default [`LinkTimer::Round`].
+    pub timer: LinkTimer,
 }
 
 impl Default for RoundsConfig {
@@ -205,6 +226,7 @@ impl Default for RoundsConfig {
             departures: Vec::new(),
             trace: false,
             two_way: true,
+            timer: LinkTimer::Round,
         }
     }
 }
@@ -448,6 +470,8 @@ struct Run<'a, A: LinkAlgorithm> {
     /// Link visits per traversal and path link: 2 with `two_way`, else 1.
     passes: usize,
     round: u64,
+    /// Period of the links' timeout action ([`RoundsConfig::timer`]).
+    timer_period: u64,
     horizon: u64,
     drop_end: u64,
     rng: ChaCha8Rng,
@@ -545,6 +569,31 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                     .max(1)
             }
         };
+        let timer_period = match cfg.timer {
+            LinkTimer::Round => round,
+            LinkTimer::MeanRtt => {
+                // Each flow's mean traversal time: its visits plus the return, each hop's
+                // delay at its mean (uniform), or the sum of its links' delays (per link).
+                let mean_rtt = |f: usize| -> f64 {
+                    let links = &path[ptr[f]..ptr[f + 1]];
+                    match cfg.delay {
+                        DelayModel::FixedRtt { rtt } => rtt.0 as f64,
+                        DelayModel::Uniform { min, max } => {
+                            (passes * links.len() + 1) as f64 * (min.0 + max.0) as f64 / 2.0
+                        }
+                        DelayModel::PerLink { .. } => {
+                            passes as f64
+                                * links
+                                    .iter()
+                                    .map(|&l| link_delay[l as usize] as f64)
+                                    .sum::<f64>()
+                        }
+                    }
+                };
+                let mean = (0..n).map(mean_rtt).sum::<f64>() / n.max(1) as f64;
+                (mean as u64).clamp(1, round)
+            }
+        };
         let horizon = round
             .checked_mul(u64::from(cfg.max_rounds) + 1)
             .ok_or_else(|| {
@@ -565,6 +614,7 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             saved,
             passes,
             round,
+            timer_period,
             horizon,
             drop_end: (cfg.drop_rounds * round as f64) as u64,
             rng,
@@ -832,7 +882,7 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
         }
         if A::HAS_TIMEOUT {
             for l in 0..self.links.len() {
-                let phase = self.rng.gen_range(0..round);
+                let phase = self.rng.gen_range(0..self.timer_period);
                 push(&mut queue, phase, ev(EV_TIMER, l as u32, 0));
             }
         }
@@ -877,7 +927,11 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                 }
                 EV_TIMER => {
                     self.alg.on_round(&mut self.links[id]);
-                    push(&mut queue, t + round, ev(EV_TIMER, id as u32, 0));
+                    push(
+                        &mut queue,
+                        t + self.timer_period,
+                        ev(EV_TIMER, id as u32, 0),
+                    );
                 }
                 _ => {
                     if self.settled(t) {

@@ -405,6 +405,47 @@ fn flows_leaving_with_fin_reconverge() {
 }
 
 #[test]
+fn resetting_max_e_every_mean_rtt_converges_sooner_within_the_bound() {
+    // Fig. 6's caption: "s-PERC: 1 round = 1 RTT". With MaxE reset every *mean* RTT (half the
+    // largest possible one under the default uniform delays) instead of every round, s-PERC
+    // still converges to the oracle on every instance, within 6·N_2 rounds, and sooner at the
+    // median (a stale MaxE lingers for less time). Measured on these 8 instances: median 7.2
+    // rounds against 7.8. s-PERC* syncs its shadow counters on the same timer and needs every
+    // flow seen between two syncs (with the mean RTT it stalled 33% off the max-min rates), so
+    // that combination is a named error.
+    let shapes = [(100, 100, 5), (100, 300, 10)];
+    let mut by_timer = [Vec::new(), Vec::new()];
+    for (p, seed) in instances(&shapes, 4) {
+        for (timer, out) in [LinkTimer::Round, LinkTimer::MeanRtt]
+            .into_iter()
+            .zip(by_timer.iter_mut())
+        {
+            let s = RoundsSpec {
+                timer,
+                ..spec(Algorithm::SPerc)
+            };
+            let o = run_rounds(&p, &s, seed).unwrap();
+            assert!(o.converged && !o.exceeds_6n2, "{timer:?}: {o:?}");
+            out.push(o.convergence_rounds.expect("converges"));
+        }
+    }
+    let [round, mean] = by_timer.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    });
+    println!("s-PERC: median {round:.1} rounds resetting every round, {mean:.1} every mean RTT");
+    assert!(mean < round, "{mean} vs {round}");
+
+    let (p, seed) = instances(&shapes[..1], 1).remove(0);
+    let star = RoundsSpec {
+        timer: LinkTimer::MeanRtt,
+        ..spec(Algorithm::SPercStar)
+    };
+    let e = run_rounds(&p, &star, seed).unwrap_err().to_string();
+    assert!(e.starts_with("engine.timer: s_perc_star"), "{e}");
+}
+
+#[test]
 fn updating_on_the_way_back_converges_sooner() {
     // s-PERC §2 assumption 6 (the packet goes "back and forth ... across the same set of
     // links") vs forward-only updating, which §8.2.1 says makes the WAN runs about twice as
