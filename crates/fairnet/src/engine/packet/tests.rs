@@ -1552,18 +1552,23 @@ fn rcp_flows_converge_to_the_fair_share_of_a_dumbbell() {
     );
     let n = 4;
     let topo = dumbbell_topo(n, 10, Bytes(300 * 1048));
-    let flows = pair_flows(n, LONG);
-    let mut sim = PacketSim::new(&topo, &flows, rcp_config(20)).unwrap();
+    assert_rcp_fair_share(&topo, &pair_flows(n, LONG), 2.5e9, "RCP dumbbell");
+}
+
+/// Runs RCP (20 µs interval) on `flows` and asserts every flow's wire rate over 4–6 ms is
+/// within 5% of `share` (bit/s).
+fn assert_rcp_fair_share(topo: &Topology, flows: &[FlowSpec], share: f64, label: &str) {
+    let mut sim = PacketSim::new(topo, flows, rcp_config(20)).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
     let b = sim.run_until(Time::from_ms(6)).unwrap();
     assert_conserved(&b);
     let r = wire_rates(&a, &b);
     println!(
-        "RCP dumbbell: {:?} Gb/s",
+        "{label}: {:?} Gb/s",
         r.iter().map(|x| x / 1e9).collect::<Vec<_>>()
     );
     for x in &r {
-        assert!((x / 2.5e9 - 1.0).abs() < 0.05, "{r:?}");
+        assert!((x / share - 1.0).abs() < 0.05, "{label}: {r:?}");
     }
 }
 
@@ -1582,18 +1587,7 @@ fn many_paced_flows_on_one_host_each_get_their_rate() {
         FlowSpec::new(NodeId(1), NodeId(3), LONG, Time::ZERO);
         4
     ]);
-    let mut sim = PacketSim::new(&topo, &flows, rcp_config(20)).unwrap();
-    let a = sim.run_until(Time::from_ms(4)).unwrap();
-    let b = sim.run_until(Time::from_ms(6)).unwrap();
-    assert_conserved(&b);
-    let r = wire_rates(&a, &b);
-    println!(
-        "16 + 4 RCP flows: {:?} Gb/s",
-        r.iter().map(|x| x / 1e9).collect::<Vec<_>>()
-    );
-    for x in &r {
-        assert!((x / 0.5e9 - 1.0).abs() < 0.05, "{r:?}");
-    }
+    assert_rcp_fair_share(&topo, &flows, 0.5e9, "16 + 4 RCP flows");
 }
 
 #[test]
