@@ -55,7 +55,10 @@
 //!    one round after sending the lost one.
 //! 5. **Round length at the links** (§7.1 "Estimating round"): links learn it from the `Tx_ctrl`
 //!    field. We give every link the engine's round (the exact maximum RTT), with a random phase
-//!    per link (Appendix C.3).
+//!    per link (Appendix C.3). Fig. 6's caption says "s-PERC: 1 round = 1 RTT": with
+//!    [`RoundsSpec::timer`] = mean RTT (what the `sperc-fig6` entry runs) s-PERC's `MaxE` resets
+//!    every mean RTT, which brought our Fig. 6 medians from 1.2–1.5× the paper's onto them;
+//!    s-PERC* cannot use it (its shadow counters need every flow seen between two syncs).
 //! 6. **Ignore-bit initial value.** Algorithm 4 line 2 says `i` is initially 1, §7.1 says a new
 //!    flow's packet is "initialized with i = 0", Table 9 shows 1 for real links and 0 for the
 //!    virtual link `l₀`. With `b = ∞` initially both mean "not limited here"; we use 1.
