@@ -228,8 +228,9 @@ pub enum HostNic {
     /// (lowest [`crate::workload::FlowSpec::priority`], or the class its transport chose),
     /// round robin within the class: strict priority at the host's uplink, like a multi-queue
     /// NIC (e.g. s-PERC* 'short', whose short flows are "prioritize\[d\] at every link", §7.1).
-    /// Each pull asks every active flow (and a host shim's `earliest_send`) whether it may
-    /// send before choosing, so a pull costs one pass more than `Pull`.
+    /// Each pull asks every flow on the round robin (not the sleeping ones, see
+    /// [`super::host`]; and a host shim's `earliest_send`) whether it may send before
+    /// choosing, so a pull costs one pass more than `Pull`.
     PullPriority,
     /// Every flow hands a packet to a FIFO in front of the NIC as soon as it may send (its
     /// pacing time, or window space); the NIC sends the FIFO's head whenever it is idle with

@@ -548,6 +548,14 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                 )
             })
         };
+        // `PerLink`: flow `f`'s RTT, every link of its path (twice with `two_way`).
+        let per_link_rtt = |link_delay: &[u64], f: usize| -> u64 {
+            passes as u64
+                * path[ptr[f]..ptr[f + 1]]
+                    .iter()
+                    .map(|&l| link_delay[l as usize])
+                    .sum::<u64>()
+        };
         let mut link_delay = Vec::new();
         let round = match cfg.delay {
             DelayModel::FixedRtt { rtt } => rtt.0,
@@ -555,15 +563,9 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
             DelayModel::PerLink { min, max } => {
                 bound(max)?;
                 link_delay = (0..m).map(|_| rng.gen_range(min.0..=max.0)).collect();
-                // The largest RTT: every link of the path, twice with `two_way`.
+                // The largest RTT.
                 (0..n)
-                    .map(|f| {
-                        passes as u64
-                            * path[ptr[f]..ptr[f + 1]]
-                                .iter()
-                                .map(|&l| link_delay[l as usize])
-                                .sum::<u64>()
-                    })
+                    .map(|f| per_link_rtt(&link_delay, f))
                     .max()
                     .unwrap_or(0)
                     .max(1)
@@ -575,19 +577,13 @@ impl<'a, A: LinkAlgorithm> Run<'a, A> {
                 // Each flow's mean traversal time: its visits plus the return, each hop's
                 // delay at its mean (uniform), or the sum of its links' delays (per link).
                 let mean_rtt = |f: usize| -> f64 {
-                    let links = &path[ptr[f]..ptr[f + 1]];
                     match cfg.delay {
                         DelayModel::FixedRtt { rtt } => rtt.0 as f64,
                         DelayModel::Uniform { min, max } => {
-                            (passes * links.len() + 1) as f64 * (min.0 + max.0) as f64 / 2.0
+                            let visits = passes * (ptr[f + 1] - ptr[f]);
+                            (visits + 1) as f64 * (min.0 + max.0) as f64 / 2.0
                         }
-                        DelayModel::PerLink { .. } => {
-                            passes as f64
-                                * links
-                                    .iter()
-                                    .map(|&l| link_delay[l as usize] as f64)
-                                    .sum::<f64>()
-                        }
+                        DelayModel::PerLink { .. } => per_link_rtt(&link_delay, f) as f64,
                     }
                 };
                 let mean = (0..n).map(mean_rtt).sum::<f64>() / n.max(1) as f64;
