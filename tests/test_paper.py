@@ -72,6 +72,10 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
     sparse = soze[2]
     assert sparse["converged_s"] is not None and sparse["converged_s"] < 1e-3, sparse
     assert sparse["final_within"] >= 0.9, sparse
+    # The same by the sending rates (pacing capped by the host NIC's weighted share).
+    assert sparse["rate_converged_s"] is not None and sparse["rate_converged_s"] < 1e-3, sparse
+    assert sparse["rate_flows_converged"] >= 0.9, sparse
+    assert sparse["rate_mean_flow_converged_s"] < 1e-3, sparse
     assert all(0 <= r["final_within"] <= 1 for r in soze)
     text = console.export_text()
     assert "1.81 ms" in text and "Söze Fig. 19(b): convergence" in text

@@ -77,9 +77,11 @@ fn soze_multi_connection(weights: Vec<f64>, sizes: Vec<u64>) -> PyResult<(Vec<u6
 }
 
 /// Söze §5.3.4, Fig. 19 on the packet engine (`fairnet::systems::soze::scaling`): `flows`
-/// weighted long flows on a k-ary fat-tree; the time until 90% of the flows' throughputs stay
-/// within 10% of the oracle's, and until the median flow's does (None: not within the
-/// horizon), beside the oracle's solve time on the same flows. Runs without the GIL.
+/// weighted long flows on a k-ary fat-tree; the time until 90% of the flows' sending rates
+/// (`rate_*`) and delivered throughputs stay within 10% of the oracle's, each flow's own
+/// convergence time on average, and the time until the median flow's throughput does (None:
+/// not within the horizon), beside the oracle's solve time on the same flows. Runs without
+/// the GIL.
 #[pyfunction]
 #[pyo3(signature = (k, flows, seed, horizon_us=None, sample_us=None))]
 fn soze_scaling<'py>(
@@ -103,15 +105,21 @@ fn soze_scaling<'py>(
     d.set_item("hosts", r.hosts)?;
     d.set_item("flows", r.flows)?;
     d.set_item("max_base_rtt_s", r.max_base_rtt.as_secs_f64())?;
-    d.set_item("converged_s", r.converged.map(|t| t.as_secs_f64()))?;
+    let secs = |t: Option<Time>| t.map(|t| t.as_secs_f64());
+    d.set_item("rate_converged_s", secs(r.rate_converged))?;
     d.set_item(
-        "median_converged_s",
-        r.median_converged.map(|t| t.as_secs_f64()),
+        "rate_mean_flow_converged_s",
+        secs(r.rate_mean_flow_converged),
     )?;
+    d.set_item("rate_flows_converged", r.rate_flows_converged)?;
+    d.set_item("rate_final_within", r.rate_final_within)?;
+    d.set_item("converged_s", secs(r.converged))?;
+    d.set_item("median_converged_s", secs(r.median_converged))?;
     d.set_item("final_within", r.final_within)?;
     d.set_item("final_median_error", r.final_median_error)?;
     d.set_item("delivered_median_error", r.delivered_median_error)?;
     d.set_item("delivered_p95_error", r.delivered_p95_error)?;
+    d.set_item("lemma_3_2_violated", r.lemma_3_2_violated)?;
     d.set_item("oracle_solve_s", r.oracle_solve_s)?;
     d.set_item("sim_wall_s", r.sim_wall_s)?;
     d.set_item("events", r.events)?;

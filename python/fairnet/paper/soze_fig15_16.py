@@ -41,6 +41,7 @@ on k = 4 (0.36 ms at 80%), 2,000,000 within 1.1 ms at 40% on k = 16.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,12 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     slowdowns: dict[tuple[float, str], np.ndarray] = {}
     for load in LOADS:
         for scheme in SCHEMES:
-            r = fairnet.run(scenario(scale, load, scheme))
+            started = time.monotonic()
+            # A progress bar for runs over two seconds (the full scale: 1.5–10 min each).
+            r = fairnet.run(scenario(scale, load, scheme), show_progress=True)
+            console.print(
+                f"[dim]{scheme} at {load:.0%} load: {time.monotonic() - started:.0f} s[/dim]"
+            )
             f = r.flows
             size = f["size"].to_numpy()
             sd = f["slowdown"].fill_null(np.nan).to_numpy().astype(float)

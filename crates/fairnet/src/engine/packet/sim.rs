@@ -226,6 +226,8 @@ pub struct PacketSim {
     /// With [`PacketConfig::two_way_control`]: each link's reverse-direction link (`NO_LINK`:
     /// none); empty otherwise.
     rev_link: Vec<u32>,
+    /// Söze's shared `(α, β)` in bit/s per unit weight (Eq. 6); `None` for other transports.
+    soze_range: Option<(f64, f64)>,
 }
 
 impl PacketSim {
@@ -597,6 +599,7 @@ impl PacketSim {
         }
 
         let cfg_record = cfg.record;
+        let cfg_transport = cfg.transport;
         let mut events = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
@@ -631,7 +634,14 @@ impl PacketSim {
             }),
             weight_changes: Vec::new(),
             rev_link,
+            soze_range: (cfg_transport == TransportKind::Soze).then_some(soze_range),
         })
+    }
+
+    /// Söze's `(α, β)` shared by every flow (bit/s per unit weight, Eq. 6: the configured
+    /// values or the defaults derived from the flows), if the transport is Söze.
+    pub fn soze_range(&self) -> Option<(f64, f64)> {
+        self.soze_range
     }
 
     /// The configuration.
