@@ -2,7 +2,10 @@
 //! a baseline of Söze §5.2.3.
 //!
 //! Written from our knowledge of the paper (it is not in `../shared/papers/`; the parameter
-//! values below are as we remember them and are all configurable).
+//! values below are as we remember them and are all configurable). Cross-checked against HPCC's
+//! ns-3 simulator's `dcqcn_paper` setting, which scales R_AI, R_HAI and the marking thresholds
+//! with the link rate and differs in F, the floor and the α timer: the values and their effect
+//! on Söze Figs. 15–16 are in `docs/systems/soze.md` ("Not done").
 //!
 //! - **CP** (switch): RED-style ECN marking on the egress queue — use
 //!   `qdisc = { kind = "red", thresholds = [{ rate, kmin = "5KB", kmax = "200KB", pmax = 0.01 }] }`.
