@@ -368,32 +368,23 @@ pub fn run(spec: &ScalingSpec) -> Result<ScalingRun> {
         })
         .collect();
     let rate_mean_flow_converged = (!flow_converged.is_empty()).then(|| {
-        Time(
-            flow_converged.iter().map(|t| t.0 as u128).sum::<u128>() as u64
-                / flow_converged.len() as u64,
-        )
+        let sum: u128 = flow_converged.iter().map(|t| t.0 as u128).sum();
+        Time((sum / flow_converged.len() as u128) as u64)
     });
+    // When at least `fraction` of the flows were within tolerance from then on.
+    let fraction_settled = |times: &[Time], within: &[f64]| {
+        let good: Vec<bool> = within.iter().map(|&w| w >= spec.fraction).collect();
+        settled_at(times, &good)
+    };
     Ok(ScalingRun {
         hosts: topo.hosts().len(),
         flows: n,
         max_base_rtt,
-        rate_converged: settled_at(
-            &rate_times,
-            &rate_within
-                .iter()
-                .map(|&w| w >= spec.fraction)
-                .collect::<Vec<_>>(),
-        ),
+        rate_converged: fraction_settled(&rate_times, &rate_within),
         rate_mean_flow_converged,
         rate_flows_converged: flow_converged.len() as f64 / n as f64,
         rate_final_within: *rate_within.last().expect("at least one sample"),
-        converged: settled_at(
-            &times,
-            &within
-                .iter()
-                .map(|&w| w >= spec.fraction)
-                .collect::<Vec<_>>(),
-        ),
+        converged: fraction_settled(&times, &within),
         median_converged: settled_at(
             &times,
             &median_err
