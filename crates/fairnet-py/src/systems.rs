@@ -26,7 +26,9 @@ fn case<'py>(py: Python<'py>, c: &AppCase) -> PyResult<Bound<'py, PyDict>> {
 
 /// Söze §5.1's application cases (`fairnet::systems::soze::apps`): Fig. 6 (critical path),
 /// Fig. 7 (straggler mitigation on the packet engine; with f1's times, f2's largest weight and
-/// the background's rate), Fig. 9 (altruistic; with `f3_s`), Fig. 10 (shortest-flow first,
+/// the background's rate), Fig. 8 (job-level reweighting; with each job's Gb/s before and
+/// after the change, f3's and f4's ends and job 1's times), Fig. 9 (altruistic; with `f3_s`),
+/// Fig. 10 (shortest-flow first,
 /// `rpcs` requests per sender, seeded; with `sooner`: the fraction of RPCs that finish sooner).
 #[pyfunction]
 fn soze_app_cases<'py>(
@@ -35,6 +37,7 @@ fn soze_app_cases<'py>(
     seed: u64,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let fig6 = apps::fig6_critical_path().map_err(value_error)?;
+    let fig8 = apps::fig8_job_level().map_err(value_error)?;
     let (fig9, f3) = apps::fig9_altruistic().map_err(value_error)?;
     let (fig10, sooner) = apps::fig10_shortest_first(rpcs, seed).map_err(value_error)?;
     let (fig7, fair, mitigated) = py.detach(apps::fig7_case).map_err(value_error)?;
@@ -47,7 +50,12 @@ fn soze_app_cases<'py>(
     d7.set_item("f1_policy_s", mitigated.f1_s)?;
     d7.set_item("f2_max_weight", mitigated.f2_max_weight)?;
     d7.set_item("background_bps", mitigated.background_bps)?;
-    Ok(vec![case(py, &fig6)?, d7, d9, d10])
+    let d8 = case(py, &fig8.case)?;
+    d8.set_item("job_gbps_before", fig8.job_gbps_before.to_vec())?;
+    d8.set_item("job_gbps_after", fig8.job_gbps_after.to_vec())?;
+    d8.set_item("f3_f4_end_s", fig8.f3_f4_end_s)?;
+    d8.set_item("job1_s", fig8.job1_s)?;
+    Ok(vec![case(py, &fig6)?, d7, d8, d9, d10])
 }
 
 /// Söze §5.3.2's Multi-Conn comparison (`fairnet::systems::soze::multi_connection`): a flow of

@@ -1,4 +1,4 @@
-//! Söze §5.1's application cases (Figs. 6, 9, 10), on the flow-level engine: the exact
+//! Söze §5.1's application cases (Figs. 6, 8, 9, 10), on the flow-level engine: the exact
 //! weighted max-min allocation at every instant, which is what Söze converges to (the paper ran
 //! them on its eRPC testbed, 4 hosts on one switch; we use one 25 Gb/s switch).
 //!
@@ -10,7 +10,7 @@
 //! engine with Söze senders ([`fig7_straggler`]).
 
 use super::policy::{run_mitigating_stragglers, JobSumPreserving, StragglerMitigation};
-use crate::engine::flow::{run, run_with, FlowSimConfig, FluidFlow};
+use crate::engine::flow::{run, run_with, FlowSimConfig, FlowSimResults, FluidFlow, WeightChange};
 use crate::engine::packet::PacketSim;
 use crate::engine::Progress;
 use crate::error::Result;
@@ -186,6 +186,104 @@ pub fn fig10_shortest_first(rpcs: usize, seed: u64) -> Result<(AppCase, f64)> {
     ))
 }
 
+/// What Fig. 8's runs measured besides the job-2 completion times ([`fig8_job_level`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobLevelRun {
+    /// The case: job 2's completion time, fair vs reweighted.
+    pub case: AppCase,
+    /// Each job's aggregate rate (Gb/s) while all four flows run, before and after the weight
+    /// change, with the reweighting (Fig. 8(d): "always around 5 Gbps" each).
+    pub job_gbps_before: [f64; 2],
+    /// The same after the change.
+    pub job_gbps_after: [f64; 2],
+    /// When f3 and f4 (job 2) ended with the reweighting, seconds.
+    pub f3_f4_end_s: (f64, f64),
+    /// Job 1's completion time, fair and reweighted, seconds.
+    pub job1_s: (f64, f64),
+}
+
+/// Fig. 8's weight change, in the paper's time (its caption; the text says 100 s, after job 2
+/// has ended in both of its runs, so the caption's 50 s is the one that fits).
+pub const FIG8_CHANGE_S: f64 = 50.0;
+
+/// §5.1.3, Fig. 8: jobs 1 (f1, f2) and 2 (f3, f4) of two parallel flows each, all four through
+/// one common bottleneck (here host 4's downlink). Fair: every flow a quarter; "job 2 finishes
+/// at 82 seconds". At 50 s every flow's weight becomes its share of its job's remaining bytes,
+/// times 2, so each job's weights still sum to 2 and keep half the bottleneck, while f3 and f4
+/// end together: 79 s.
+///
+/// The paper gives no sizes. Ours are solved from its two times at the rate its Fig. 8(d)
+/// shows (each job "around 5 Gbps", a 10 Gb/s bottleneck): with f1 and f2 outlasting job 2,
+/// f3 + f4 = 79 s × 5 Gb/s = 49.4 GB, and fair sharing ends f4 at 82 s for f3 = 22.8 GB; we
+/// take f3 = 23 GB, f4 = 26.5 GB, f1 = 30 GB, f2 = 40 GB, scaled by 2.5 to our 25 Gb/s link so
+/// that times come out in the paper's seconds. Matching 82 → 79 s is therefore by
+/// construction; what the run shows is the mechanism: each job's aggregate rate is unchanged
+/// by the reweighting, job 2's flows end together, and job 1 does not end later.
+pub fn fig8_job_level() -> Result<JobLevelRun> {
+    let topo = testbed(5)?;
+    let scale = TESTBED_RATE.bps() / 10e9;
+    let sizes_gb = [30.0, 40.0, 23.0, 26.5];
+    let flows: Vec<FluidFlow> = sizes_gb
+        .iter()
+        .enumerate()
+        .map(|(i, gb)| flow(i as u32, 4, Bytes((gb * scale * 1e9) as u64)))
+        .collect();
+    let cfg = FlowSimConfig {
+        rate_interval: Some(Time::from_secs_f64(1.0)),
+        ..FlowSimConfig::default()
+    };
+    let fair = run(&topo, &flows, &[], &cfg)?;
+    // Until the change all four flows run at a quarter of the link (the first ends at ~74 s).
+    let sent_by_change = TESTBED_RATE.bps() / 4.0 * FIG8_CHANGE_S / 8.0;
+    let remaining: Vec<f64> = flows
+        .iter()
+        .map(|f| f.spec.size.0 as f64 - sent_by_change)
+        .collect();
+    let changes: Vec<WeightChange> = (0..4)
+        .map(|i| {
+            let job = [i - i % 2, i - i % 2 + 1];
+            WeightChange {
+                time: Time::from_secs_f64(FIG8_CHANGE_S),
+                flow: i as u32,
+                weight: 2.0 * remaining[i] / (remaining[job[0]] + remaining[job[1]]),
+            }
+        })
+        .collect();
+    let policy = run(&topo, &flows, &changes, &cfg)?;
+    let end = |r: &FlowSimResults, ids: &[usize]| {
+        ids.iter()
+            .filter_map(|&i| r.flows[i].end)
+            .max()
+            .map_or(f64::NAN, |t| t.as_secs_f64())
+    };
+    // Each job's aggregate allocated rate at the sample `at` seconds.
+    let jobs_at = |at: f64| {
+        let mut gbps = [0.0; 2];
+        for s in policy
+            .rates
+            .iter()
+            .filter(|s| (s.time.as_secs_f64() - at).abs() < 1e-9)
+        {
+            gbps[s.flow as usize / 2] += s.rate / 1e9;
+        }
+        gbps
+    };
+    Ok(JobLevelRun {
+        case: AppCase {
+            figure: "Fig. 8",
+            what: "job 2 completion time, job-level sum-preserving reweighting",
+            fair_s: end(&fair, &[2, 3]),
+            policy_s: end(&policy, &[2, 3]),
+            paper_fair_s: Some(82.0),
+            paper_policy_s: Some(79.0),
+        },
+        job_gbps_before: jobs_at(FIG8_CHANGE_S - 10.0),
+        job_gbps_after: jobs_at(FIG8_CHANGE_S + 10.0),
+        f3_f4_end_s: (end(&policy, &[2]), end(&policy, &[3])),
+        job1_s: (end(&fair, &[0, 1]), end(&policy, &[0, 1])),
+    })
+}
+
 /// Fig. 6's job with the job-level sum-preserving policy over longest-path weights instead of
 /// the paper's hand-set 4/3 : 2/3 (f1 : f4 = 3 : 1), as `fairnet` applies it to TPC-H.
 pub fn fig6_with_policy() -> Result<f64> {
@@ -302,6 +400,25 @@ pub fn fig7_case() -> Result<(AppCase, StragglerRun, StragglerRun)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fig8_reweighting_within_jobs_keeps_each_jobs_share_and_ends_job_2_together() {
+        let r = fig8_job_level().unwrap();
+        println!("Fig. 8: {r:?}");
+        // Each job keeps half of the 25 Gb/s bottleneck before and after the change (Fig. 8(d)).
+        for gbps in r.job_gbps_before.iter().chain(&r.job_gbps_after) {
+            assert!((gbps - 12.5).abs() < 0.01, "{r:?}");
+        }
+        // The reweighting moved bandwidth within job 2: f3 and f4 now end together ...
+        let (f3, f4) = r.f3_f4_end_s;
+        assert!((f3 - f4).abs() < 0.01 * f4, "{r:?}");
+        // ... job 2 ends sooner (paper: 82 → 79 s; our sizes are solved from those times, see
+        // the doc, so the ratio is checked against the mechanism's, not taken as evidence) ...
+        assert!((r.case.fair_s - 82.0).abs() < 0.5, "{r:?}");
+        assert!((r.case.policy_s - 79.2).abs() < 0.5, "{r:?}");
+        // ... and job 1 does not end later (the link is busy until the last byte either way).
+        assert!(r.job1_s.1 <= r.job1_s.0 + 1e-6, "{r:?}");
+    }
 
     #[test]
     fn fig6_critical_path_ratio() {
