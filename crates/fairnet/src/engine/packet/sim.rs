@@ -29,7 +29,7 @@ use super::dcqcn::Dcqcn;
 use super::dctcp::{Dctcp, Reno};
 use super::delay_aimd::DelayAimd;
 use super::event::{Event, EventQueue};
-use super::host::{Host, HostShim};
+use super::host::{Host, HostShim, SfqOrder};
 use super::hpcc::Hpcc;
 use super::pfabric::{rank_of, Pfabric};
 use super::pkt::{
@@ -99,6 +99,9 @@ struct FlowState {
     /// [`HostNic::Weighted`]: the flow's start-time fair queueing finish tag (wire bytes per
     /// unit weight) at its host's NIC.
     nic_tag: f64,
+    /// [`HostNic::Weighted`]: the flow's place in its host's list ([`SfqOrder`]'s `seq`);
+    /// `u64::MAX` while it is not on the list (its old entries are then stale).
+    nic_seq: u64,
 }
 
 /// The time series of [`super::config::RecordConfig`], filled between events.
@@ -336,6 +339,8 @@ impl PacketSim {
                 fifo: VecDeque::new(),
                 fifo_bytes: 0,
                 vtime: 0.0,
+                sfq: SfqOrder::default(),
+                sfq_recheck: Vec::new(),
             });
         }
 
@@ -595,6 +600,7 @@ impl PacketSim {
                 rx_wire: 0,
                 rx_wire_sampled: 0,
                 nic_tag: 0.0,
+                nic_seq: u64::MAX,
             });
         }
 
@@ -976,9 +982,28 @@ impl PacketSim {
         if !fl.active || fl.sleep_until != u64::MAX {
             fl.active = true;
             fl.sleep_until = u64::MAX; // its heap entry is now stale
-            self.hosts[h as usize].active.push_back(f);
+            self.join_list(h, f);
+        } else if self.cfg.host_nic == HostNic::Weighted {
+            // On the list already: its transport acted, so whether it may send is asked again
+            // at the next pull (the round robin asks every listed flow at every pull).
+            self.hosts[h as usize].sfq_recheck.push(f);
         }
         self.host_pull(now, h);
+    }
+
+    /// Flow `f` joins the tail of host `h`'s list of flows that may send: the round robin, or
+    /// the weighted NIC's start-time fair queueing order (where, as the round robin would, the
+    /// next pull asks it whether it may send).
+    #[inline]
+    fn join_list(&mut self, h: u32, f: u32) {
+        let host = &mut self.hosts[h as usize];
+        if self.cfg.host_nic == HostNic::Weighted {
+            let fl = &mut self.flows[f as usize];
+            fl.nic_seq = host.sfq.push(f, fl.nic_tag, host.vtime);
+            host.sfq_recheck.push(f);
+        } else {
+            host.active.push_back(f);
+        }
     }
 
     /// Flow `f` of host `h` may not send before `t`: out of the round robin until then.
@@ -992,16 +1017,15 @@ impl PacketSim {
     /// in wake-up order).
     #[inline]
     fn wake_sleepers(&mut self, now: u64, h: u32) {
-        let host = &mut self.hosts[h as usize];
-        while let Some(&Reverse((t, f))) = host.sleeping.peek() {
+        while let Some(&Reverse((t, f))) = self.hosts[h as usize].sleeping.peek() {
             if t > now {
                 break;
             }
-            host.sleeping.pop();
+            self.hosts[h as usize].sleeping.pop();
             let fl = &mut self.flows[f as usize];
             if fl.sleep_until == t {
                 fl.sleep_until = u64::MAX;
-                host.active.push_back(f);
+                self.join_list(h, f);
             }
         }
     }
@@ -1039,38 +1063,66 @@ impl PacketSim {
     /// now with the smallest start tag `max(finish tag, host virtual time)`, then advances
     /// the host's virtual time to that start tag and the flow's finish tag by the packet's
     /// wire bytes over the flow's weight (start-time fair queueing, Goyal, Vin & Cheng,
-    /// SIGCOMM 1996); ties go to the earlier flow of the host's list. Schedules a wake-up for
-    /// paced flows when none may send.
+    /// SIGCOMM 1996); ties go to the earlier flow of the host's list ([`SfqOrder`]). A flow
+    /// found unable to send leaves the list (asleep until its pacing time, or inactive until
+    /// its transport acts), as in the round robin. Schedules a wake-up for paced flows when
+    /// none may send.
     fn host_pick_weighted(&mut self, now: u64, h: u32) {
+        let hu = h as usize;
+        // As the round robin's scan would: wake-ups join the tail; the flow served last and
+        // the listed flows whose transport acted since the last pull are asked again (every
+        // other listed flow could send then and still can: only its own events change that),
+        // and leave the list if they may not send.
         self.wake_sleepers(now, h);
-        let mut best: Option<(f64, u32)> = None;
-        let vtime = self.hosts[h as usize].vtime;
-        let n = self.hosts[h as usize].active.len();
-        for _ in 0..n {
-            let f = self.hosts[h as usize]
-                .active
-                .pop_front()
-                .expect("n entries");
-            match self.send_state(now, h, f) {
-                SendState::Ready => {
-                    let start = self.flows[f as usize].nic_tag.max(vtime);
-                    if best.is_none_or(|(b, _)| start < b) {
-                        best = Some((start, f));
-                    }
-                    self.hosts[h as usize].active.push_back(f);
-                }
-                SendState::Wait(t) => self.sleep(h, f, t.0),
-                SendState::Blocked | SendState::Done => self.flows[f as usize].active = false,
+        if let Some((f, seq)) = self.hosts[hu].sfq.served.take() {
+            if self.may_send_or_leave(now, h, f) {
+                let (tag, vtime) = (self.flows[f as usize].nic_tag, self.hosts[hu].vtime);
+                self.hosts[hu].sfq.insert(f, seq, tag, vtime);
             }
         }
-        if let Some((start, f)) = best {
-            let wire = self.send_data(now, f, false);
-            self.hosts[h as usize].vtime = start;
-            let fl = &mut self.flows[f as usize];
-            fl.nic_tag = start + wire as f64 / fl.spec.weight;
-            return; // the NIC's PortFree pulls again
+        let mut recheck = std::mem::take(&mut self.hosts[hu].sfq_recheck);
+        for &f in &recheck {
+            let fl = &self.flows[f as usize];
+            if fl.nic_seq != u64::MAX && fl.active && fl.sleep_until == u64::MAX {
+                self.may_send_or_leave(now, h, f);
+            }
+        }
+        recheck.clear();
+        self.hosts[hu].sfq_recheck = recheck; // keeps its allocation
+        loop {
+            let host = &mut self.hosts[hu];
+            let Some((f, seq, start)) = host.sfq.pop(host.vtime) else {
+                break;
+            };
+            if self.flows[f as usize].nic_seq != seq {
+                continue; // a stale entry: the flow left the list since
+            }
+            if self.may_send_or_leave(now, h, f) {
+                let wire = self.send_data(now, f, false);
+                self.hosts[hu].vtime = start;
+                let fl = &mut self.flows[f as usize];
+                fl.nic_tag = start + wire as f64 / fl.spec.weight;
+                self.hosts[hu].sfq.served = Some((f, seq));
+                return; // the NIC's PortFree pulls again
+            }
         }
         self.schedule_host_wake(h);
+    }
+
+    /// Whether flow `f` of host `h` may send now; if not, it leaves the host's list: asleep
+    /// until its pacing (or shim) time, or inactive until its transport acts.
+    #[inline]
+    fn may_send_or_leave(&mut self, now: u64, h: u32, f: u32) -> bool {
+        let state = self.send_state(now, h, f);
+        if state == SendState::Ready {
+            return true;
+        }
+        self.flows[f as usize].nic_seq = u64::MAX;
+        match state {
+            SendState::Wait(t) => self.sleep(h, f, t.0),
+            _ => self.flows[f as usize].active = false,
+        }
+        false
     }
 
     /// Whether flow `f` of host `h` may send a data packet now (its transport's state, then the
