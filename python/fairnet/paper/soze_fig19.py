@@ -180,7 +180,7 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
     ax_b.set_title("(b) growing flow count")
     for ax in (ax_a, ax_b):
         ax.set_yscale("log")
-        ax.set_ylabel("solve time (s)")
+        ax.set_ylabel("oracle solve / Söze convergence (s)")
         ax.legend()
     return PaperResult(rows, save_figure(fig, outdir, "soze-fig19"))
 

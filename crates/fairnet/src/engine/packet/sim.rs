@@ -764,6 +764,7 @@ impl PacketSim {
         for p in &mut self.ports {
             p.qdisc.on_flow_weight(flow, priority, weight);
         }
+        self.recheck_if_listed(i as u32); // its congestion control may have changed its window
         Ok(())
     }
 
@@ -1070,13 +1071,17 @@ impl PacketSim {
     fn host_pick_weighted(&mut self, now: u64, h: u32) {
         let hu = h as usize;
         // As the round robin's scan would: wake-ups join the tail; the flow served last and
-        // the listed flows whose transport acted since the last pull are asked again (every
-        // other listed flow could send then and still can: only its own events change that),
-        // and leave the list if they may not send.
+        // the listed flows whose state something changed since the last pull (their transport
+        // acted, their weight changed, they were stopped: `sfq_recheck`) are asked again, and
+        // leave the list if they may not send. Every other listed flow could send at the last
+        // pull and still can: a pacing time that has come stays come. (A host shim whose
+        // release times move on their own is asked only when its flow comes first; the
+        // round robin asked it at every pull.)
         self.wake_sleepers(now, h);
         if let Some((f, seq)) = self.hosts[hu].sfq.served.take() {
             if self.may_send_or_leave(now, h, f) {
                 let (tag, vtime) = (self.flows[f as usize].nic_tag, self.hosts[hu].vtime);
+                debug_assert_eq!(self.flows[f as usize].nic_seq, seq, "served flow's place");
                 self.hosts[hu].sfq.insert(f, seq, tag, vtime);
             }
         }
@@ -1931,7 +1936,21 @@ impl PacketSim {
         fl.end = Some(Time(now));
         self.finished += 1;
         self.send_fin(now, i as u32);
+        self.recheck_if_listed(i as u32);
         Ok(())
+    }
+
+    /// [`HostNic::Weighted`]: if flow `f` is on its host's list, the next pull asks it again
+    /// whether it may send (something other than the pull changed its state).
+    fn recheck_if_listed(&mut self, f: u32) {
+        let fl = &self.flows[f as usize];
+        if self.cfg.host_nic == HostNic::Weighted
+            && fl.active
+            && fl.sleep_until == u64::MAX
+            && fl.nic_seq != u64::MAX
+        {
+            self.hosts[fl.host as usize].sfq_recheck.push(f);
+        }
     }
 
     /// Wire bytes of `flow`'s data packets that reached its receiver so far (in order or

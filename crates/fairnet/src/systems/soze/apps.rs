@@ -233,7 +233,15 @@ pub fn fig8_job_level() -> Result<JobLevelRun> {
         ..FlowSimConfig::default()
     };
     let fair = run(&topo, &flows, &[], &cfg)?;
-    // Until the change all four flows run at a quarter of the link (the first ends at ~74 s).
+    // Until the change all four flows run at a quarter of the link, if none ends before it
+    // (with these sizes the first ends at ~74 s); the weights below rely on that.
+    let change = Time::from_secs_f64(FIG8_CHANGE_S);
+    if fair.flows.iter().any(|f| f.end.is_none_or(|e| e <= change)) {
+        return Err(crate::error::Error::invalid(
+            "fig8_job_level",
+            "a flow ends before the weight change; the remaining bytes assume all four run",
+        ));
+    }
     let sent_by_change = TESTBED_RATE.bps() / 4.0 * FIG8_CHANGE_S / 8.0;
     let remaining: Vec<f64> = flows
         .iter()
@@ -243,7 +251,7 @@ pub fn fig8_job_level() -> Result<JobLevelRun> {
         .map(|i| {
             let job = [i - i % 2, i - i % 2 + 1];
             WeightChange {
-                time: Time::from_secs_f64(FIG8_CHANGE_S),
+                time: change,
                 flow: i as u32,
                 weight: 2.0 * remaining[i] / (remaining[job[0]] + remaining[job[1]]),
             }
