@@ -273,13 +273,15 @@ pub fn run(spec: &ScalingSpec) -> Result<ScalingRun> {
     let nic = NicShares::new(&topo, &problem);
     let t1 = std::time::Instant::now();
     let packet_bits = cfg.mtu_wire().0 as f64 * 8.0;
-    let p = cfg.soze.p.as_secs_f64();
+    let (p, k) = (cfg.soze.p.as_secs_f64(), cfg.soze.k.as_secs_f64());
     let mut sim = PacketSim::new(&topo, &flows, cfg)?;
     let n = flows.len();
     let (alpha, beta) = sim.soze_range().expect("the transport is Söze");
+    // Lemma 3.2 with Δt = RTT/CWND = one packet's time at the flow's oracle rate.
+    let target = super::Target { p, k, alpha, beta };
     let violated = want
         .iter()
-        .filter(|&&r| p <= packet_bits / r / 2.0 * (alpha / beta).ln())
+        .filter(|&&r| p <= target.p_bound(packet_bits / r))
         .count();
     let rx = |sim: &PacketSim| -> Vec<u64> {
         (0..n)
