@@ -159,25 +159,19 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
     )
     for ax, panel, x in ((ax_a, "soze-a", "hosts"), (ax_b, "soze-b", "flows")):
         pts = [r for r in soze if r["panel"] == panel]
-        done = [r for r in pts if r["rate_converged_s"] is not None]
-        late = [r for r in pts if r["rate_converged_s"] is None]
-        if done:
-            ax.plot(
-                [r[x] for r in done],
-                [r["rate_converged_s"] for r in done],
-                "^",
-                color="C2",
-                label="Söze: 90% of rates within 10%",
-            )
-        if late:
-            ax.plot(
-                [r[x] for r in late],
-                [r["horizon_s"] for r in late],
-                "^",
-                color="C3",
-                mfc="none",
-                label="Söze: not within the run (at its length)",
-            )
+        # Converged points at their time; the others, hollow, at the run's length.
+        for converged, y, style, label in (
+            (True, "rate_converged_s", {"color": "C2"}, "Söze: 90% of rates within 10%"),
+            (
+                False,
+                "horizon_s",
+                {"color": "C3", "mfc": "none"},
+                "Söze: not within the run (at its length)",
+            ),
+        ):
+            sel = [r for r in pts if (r["rate_converged_s"] is not None) == converged]
+            if sel:
+                ax.plot([r[x] for r in sel], [r[y] for r in sel], "^", label=label, **style)
         ax.axhline(SOZE_PAPER_S, ls=":", color="grey", label="Söze paper: 0.3 ms")
     ax_b.set_xscale("log")
     ax_b.set_xlabel("flows (k = 16 fat-tree)")

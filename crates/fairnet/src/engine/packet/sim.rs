@@ -984,10 +984,10 @@ impl PacketSim {
             fl.active = true;
             fl.sleep_until = u64::MAX; // its heap entry is now stale
             self.join_list(h, f);
-        } else if self.cfg.host_nic == HostNic::Weighted {
-            // On the list already: its transport acted, so whether it may send is asked again
-            // at the next pull (the round robin asks every listed flow at every pull).
-            self.hosts[h as usize].sfq_recheck.push(f);
+        } else {
+            // On the list already: its transport acted (the round robin asks every listed flow
+            // at every pull anyway).
+            self.recheck_if_listed(f);
         }
         self.host_pull(now, h);
     }
@@ -1087,8 +1087,7 @@ impl PacketSim {
         }
         let mut recheck = std::mem::take(&mut self.hosts[hu].sfq_recheck);
         for &f in &recheck {
-            let fl = &self.flows[f as usize];
-            if fl.nic_seq != u64::MAX && fl.active && fl.sleep_until == u64::MAX {
+            if self.on_weighted_list(f) {
                 self.may_send_or_leave(now, h, f);
             }
         }
@@ -1943,14 +1942,18 @@ impl PacketSim {
     /// [`HostNic::Weighted`]: if flow `f` is on its host's list, the next pull asks it again
     /// whether it may send (something other than the pull changed its state).
     fn recheck_if_listed(&mut self, f: u32) {
-        let fl = &self.flows[f as usize];
-        if self.cfg.host_nic == HostNic::Weighted
-            && fl.active
-            && fl.sleep_until == u64::MAX
-            && fl.nic_seq != u64::MAX
-        {
-            self.hosts[fl.host as usize].sfq_recheck.push(f);
+        if self.cfg.host_nic == HostNic::Weighted && self.on_weighted_list(f) {
+            let h = self.flows[f as usize].host;
+            self.hosts[h as usize].sfq_recheck.push(f);
         }
+    }
+
+    /// [`HostNic::Weighted`]: whether flow `f` is on its host's list (active, awake, with a
+    /// live place).
+    #[inline]
+    fn on_weighted_list(&self, f: u32) -> bool {
+        let fl = &self.flows[f as usize];
+        fl.active && fl.sleep_until == u64::MAX && fl.nic_seq != u64::MAX
     }
 
     /// Wire bytes of `flow`'s data packets that reached its receiver so far (in order or
