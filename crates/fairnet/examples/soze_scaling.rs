@@ -7,22 +7,42 @@
 
 use fairnet::systems::soze::scaling::{run, ScalingSpec};
 use fairnet::units::Time;
+use std::str::FromStr;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |i: usize, d: &str| args.get(i).cloned().unwrap_or_else(|| d.to_string());
-    let k: u32 = arg(0, "4").parse()?;
-    let flows: usize = arg(1, "10").parse()?;
-    let mut spec = ScalingSpec::new(k, flows, arg(2, "1").parse()?);
-    spec.horizon = Time::from_us(arg(3, "2000").parse()?);
-    if let Some(p) = args.get(4) {
-        spec.p = Time::from_us(p.parse()?);
+const NAMES: [&str; 7] = [
+    "K",
+    "FLOWS",
+    "SEED",
+    "HORIZON_US",
+    "P_US",
+    "WEIGHT_LO",
+    "WEIGHT_HI",
+];
+
+fn main() {
+    if let Err(e) = measure() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
     }
-    spec.weights = (
-        arg(5, &spec.weights.0.to_string()).parse()?,
-        arg(6, &spec.weights.1.to_string()).parse()?,
-    );
-    let r = run(&spec)?;
+}
+
+fn measure() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Argument `i` (or `default`), parsed; an error names the argument.
+    fn arg<T: FromStr>(args: &[String], i: usize, default: &str) -> Result<T, String> {
+        let v = args.get(i).map_or(default, String::as_str);
+        v.parse()
+            .map_err(|_| format!("{}: cannot parse {v:?}", NAMES[i]))
+    }
+    let (k, flows): (u32, usize) = (arg(&args, 0, "4")?, arg(&args, 1, "10")?);
+    let mut spec = ScalingSpec::new(k, flows, arg(&args, 2, "1")?);
+    spec.horizon = Time::from_us(arg(&args, 3, "2000")?);
+    if args.len() > 4 {
+        spec.p = Time::from_us(arg(&args, 4, "")?);
+    }
+    let (lo, hi) = (spec.weights.0.to_string(), spec.weights.1.to_string());
+    spec.weights = (arg(&args, 5, &lo)?, arg(&args, 6, &hi)?);
+    let r = run(&spec).map_err(|e| e.to_string())?;
     let ms = |t: Option<Time>| match t {
         Some(t) => format!("{:.3} ms", t.as_secs_f64() * 1e3),
         None => format!("> {:.3} ms", spec.horizon.as_secs_f64() * 1e3),
