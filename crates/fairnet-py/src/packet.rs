@@ -1,6 +1,6 @@
 //! Bindings of the packet engine: the speed benchmarks (htsim yardstick, web search).
 
-use fairnet::engine::packet::bench::{run_yardstick, timed_run, websearch_scenario, BenchReport};
+use fairnet::registry::bench::{run_yardstick, timed_run, websearch_scenario, BenchReport};
 use fairnet::units::Time;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -2,7 +2,7 @@
 //! 1 µs per link, 100-packet port buffers, DCTCP with ECN marking at 15 packets, 1500 B packets
 //! on the wire, permutation traffic (each host sends one long flow to a distinct host, one ECMP
 //! path per flow), 10 ms simulated. The scenario is
-//! `fairnet::engine::packet::bench::htsim_yardstick` (shared with the Python binding).
+//! `fairnet::registry::bench::htsim_yardstick` (shared with the Python binding).
 //!
 //! ```sh
 //! cargo run --release -p fairnet --example packet_bench            # 10 ms
@@ -12,7 +12,7 @@
 //! Prints simulated time per wall second, events per second, data packet-hops per wall second
 //! (and per CPU second of the simulating thread, steadier on a loaded machine) and peak RSS.
 
-use fairnet::engine::packet::bench::run_yardstick;
+use fairnet::registry::bench::run_yardstick;
 use fairnet::units::Time;
 
 /// Peak resident set size in KiB (Linux `VmHWM`), if available.

@@ -47,10 +47,10 @@ pub use run::{
 };
 
 use crate::engine::flow::{FlowSimConfig, WeightChange};
-use crate::engine::packet::PacketConfig;
 use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
+use crate::registry::PacketConfig;
 use crate::systems::sperc::RoundsSpec;
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};

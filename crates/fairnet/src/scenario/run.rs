@@ -3,12 +3,13 @@
 use super::{EngineSpec, Scenario};
 use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
-use crate::engine::packet::{PacketSim, QueueSample};
+use crate::engine::packet::QueueSample;
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::metrics::{ideal_fct, wire_bytes};
+use crate::registry::PacketSim;
 use crate::systems::sperc::run_rounds;
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
@@ -188,7 +189,7 @@ pub fn run_with_progress(
             })
         }
         EngineSpec::Packet(cfg) => {
-            let mut sim = PacketSim::new(topo, flows, cfg.clone()).map_err(in_engine)?;
+            let mut sim = PacketSim::from_config(topo, flows, cfg.clone()).map_err(in_engine)?;
             for (i, c) in changes.iter().enumerate() {
                 sim.schedule_weight(c.time, FlowId(c.flow), c.weight)
                     .map_err(|e| Error::invalid(format!("weight_changes[{i}]"), e.to_string()))?;

@@ -48,7 +48,7 @@ pub struct AckInfo<'a> {
     pub in_flight: u64,
     /// ECN echo: the acknowledged packet arrived marked CE.
     pub ece: bool,
-    /// Echo of the data packet's largest per-hop queueing delay (Söze's INT value).
+    /// Echo of the data packet's largest per-hop queueing delay (the compact INT value).
     pub max_qdelay: Time,
     /// Echo of the data packet's per-hop INT records (empty unless ports stamp them).
     pub int: &'a [IntHop],
@@ -56,18 +56,18 @@ pub struct AckInfo<'a> {
     pub rtt: Option<Time>,
     /// The sender is in fast recovery (window growth is suspended, RFC 5681 §3.2).
     pub in_recovery: bool,
-    /// Echo of the explicit rate the routers stamped (bit/s; RCP), if any.
-    pub rate: Option<f64>,
+    /// Echo of the data packet's scheme-defined header word ([`Packet::word`]; e.g. the
+    /// explicit rate routers stamped).
+    pub word: u32,
 }
 
 /// Sender-side congestion control: reacts to ACKs (ECN echo, INT echo, RTT sample), losses,
 /// timeouts, control packets and weight changes; exposes a congestion window and/or a pacing
 /// rate.
 ///
-/// Used by: DCTCP and NewReno here ([`super::dctcp`]); later Söze (window from the echoed
-/// `max_qdelay`), HPCC (from per-hop INT), s-PERC and RCP senders (rates from control packets),
-/// eBA's logistic rate control. Weighted schemes take the flow's weight at start and through
-/// [`CongestionControl::on_weight`].
+/// Implemented by the baselines in `crate::schemes` and the papers' senders in
+/// `crate::systems`; the engine knows none of them by name. Weighted schemes take the flow's
+/// weight at start and through [`CongestionControl::on_weight`].
 pub trait CongestionControl {
     /// An ACK arrived (new or duplicate).
     fn on_ack(&mut self, ack: &AckInfo<'_>);
@@ -86,7 +86,7 @@ pub trait CongestionControl {
     /// Writes the control packet to send now into `area` (the engine makes a packet of
     /// `control.size` bytes, kind [`super::pkt::PacketKind::Control`], on the flow's data path);
     /// returns false to send nothing. `unsent` is the flow's payload bytes not sent yet (size
-    /// less the next new sequence number), e.g. for s-PERC*'s virtual link `l₀` (§7.1).
+    /// less the next new sequence number).
     fn make_control(&mut self, _now: Time, _unsent: u64, _area: &mut CtrlArea) -> bool {
         false
     }
@@ -109,6 +109,12 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// The scheme-defined header word ([`Packet::word`]) of a data packet sent now, given the
+    /// flow's `remaining` bytes (its size less the cumulative ACK); ports may rewrite it and
+    /// the receiver echoes it ([`AckInfo::word`]). Default 0.
+    fn header_word(&self, _remaining: u64) -> u32 {
+        0
+    }
     /// Whether data packets are sent ECN-capable (ECT).
     fn ecn_capable(&self) -> bool {
         false
@@ -116,102 +122,8 @@ pub trait CongestionControl {
     /// The priority class of the flow's packets (data and ACKs; 0 = highest), overriding the
     /// workload's [`crate::workload::FlowSpec::priority`] (`None`: keep it). Asked once, when
     /// the flow is built; it takes effect with a multi-queue qdisc that classifies by priority
-    /// (e.g. s-PERC* 'short' puts short flows above the rest, §7.1). Default `None`.
+    /// (e.g. a scheme that puts short flows above the rest). Default `None`.
     fn priority(&self) -> Option<u8> {
         None
-    }
-}
-
-/// The built-in algorithms (static dispatch) plus a boxed one for schemes outside the engine.
-pub enum CcImpl {
-    /// [`super::dctcp::Dctcp`].
-    Dctcp(super::dctcp::Dctcp),
-    /// [`super::dctcp::Reno`].
-    Reno(super::dctcp::Reno),
-    /// [`super::cubic::Cubic`].
-    Cubic(super::cubic::Cubic),
-    /// [`super::hpcc::Hpcc`].
-    Hpcc(super::hpcc::Hpcc),
-    /// [`super::delay_aimd::DelayAimd`].
-    DelayAimd(super::delay_aimd::DelayAimd),
-    /// [`super::dcqcn::Dcqcn`].
-    Dcqcn(super::dcqcn::Dcqcn),
-    /// [`crate::systems::soze::Soze`].
-    Soze(crate::systems::soze::Soze),
-    /// [`super::pfabric::Pfabric`].
-    Pfabric(super::pfabric::Pfabric),
-    /// [`super::rcp::Rcp`].
-    Rcp(super::rcp::Rcp),
-    /// [`super::timely::Timely`].
-    Timely(super::timely::Timely),
-    /// [`crate::systems::sperc::packet::SPercSender`].
-    Sperc(crate::systems::sperc::packet::SPercSender),
-    /// Any other [`CongestionControl`].
-    Custom(Box<dyn CongestionControl>),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            CcImpl::Dctcp($c) => $e,
-            CcImpl::Reno($c) => $e,
-            CcImpl::Cubic($c) => $e,
-            CcImpl::Hpcc($c) => $e,
-            CcImpl::DelayAimd($c) => $e,
-            CcImpl::Dcqcn($c) => $e,
-            CcImpl::Soze($c) => $e,
-            CcImpl::Pfabric($c) => $e,
-            CcImpl::Rcp($c) => $e,
-            CcImpl::Timely($c) => $e,
-            CcImpl::Sperc($c) => $e,
-            CcImpl::Custom($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for CcImpl {
-    #[inline]
-    fn on_ack(&mut self, ack: &AckInfo<'_>) {
-        dispatch!(self, c => c.on_ack(ack))
-    }
-    fn on_loss(&mut self, now: Time, in_flight: u64) {
-        dispatch!(self, c => c.on_loss(now, in_flight))
-    }
-    fn on_timeout(&mut self, now: Time, in_flight: u64) {
-        dispatch!(self, c => c.on_timeout(now, in_flight))
-    }
-    fn on_weight(&mut self, weight: f64) {
-        dispatch!(self, c => c.on_weight(weight))
-    }
-    fn control_at(&self) -> Option<Time> {
-        dispatch!(self, c => c.control_at())
-    }
-    fn make_control(&mut self, now: Time, unsent: u64, area: &mut CtrlArea) -> bool {
-        dispatch!(self, c => c.make_control(now, unsent, area))
-    }
-    fn make_fin(&mut self, now: Time, area: &mut CtrlArea) -> bool {
-        dispatch!(self, c => c.make_fin(now, area))
-    }
-    fn on_control(&mut self, pkt: &Packet, area: &CtrlArea, now: Time) {
-        dispatch!(self, c => c.on_control(pkt, area, now))
-    }
-    #[inline]
-    fn may_send(&self) -> bool {
-        dispatch!(self, c => c.may_send())
-    }
-    #[inline]
-    fn cwnd(&self) -> u64 {
-        dispatch!(self, c => c.cwnd())
-    }
-    #[inline]
-    fn pacing_rate(&self) -> Option<Rate> {
-        dispatch!(self, c => c.pacing_rate())
-    }
-    #[inline]
-    fn ecn_capable(&self) -> bool {
-        dispatch!(self, c => c.ecn_capable())
-    }
-    fn priority(&self) -> Option<u8> {
-        dispatch!(self, c => c.priority())
     }
 }

@@ -33,8 +33,8 @@ pub const MAX_CTRL_HOPS: usize = 8;
 
 /// One per-hop record of a control packet, written by the [`super::port::PortAgent`] of the
 /// port it passed. The meaning of the fields is the scheme's: s-PERC stores its `b` in `rate`,
-/// `x` in `alloc`, the round number `t` in `round` and the bits `s`, `i` in `flags`
-/// ([`crate::systems::sperc::packet`]); an RCP-style scheme would use `rate` alone.
+/// `x` in `alloc`, the round number `t` in `round` and the bits `s`, `i` in `flags`; an
+/// RCP-style scheme would use `rate` alone.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CtrlHop {
     /// A rate the hop computed (bit/s).
@@ -145,13 +145,12 @@ pub struct Packet {
     pub ece: bool,
     /// Priority class (0 = highest), copied from the flow.
     pub priority: u8,
-    /// pFabric priority (§4.1; smaller = more urgent): data packets carry their flow's
-    /// remaining bytes (size − cumulative ACK, saturating at `u32::MAX`), ACKs 0. Stamped by
-    /// the engine for every transport; read by [`super::pfabric::PfabricQueue`].
-    pub rank: u32,
-    /// RCP's explicit rate (bfloat16 bit/s, 0 = no limit; [`super::rcp::encode_rate`]): data
-    /// packets carry the smallest fair rate of the ports passed, ACKs echo it.
-    pub rcp_rate: u16,
+    /// A scheme-defined header word. Data: set by the sender's congestion control when the
+    /// packet is made ([`super::cc::CongestionControl::header_word`], e.g. the flow's remaining
+    /// size as a priority), and rewritable by port agents (e.g. an explicit rate each router
+    /// lowers to its own). ACK: the acknowledged data packet's word, echoed to the sender
+    /// ([`super::cc::AckInfo::word`]).
+    pub word: u32,
     /// Whether this data packet is a retransmission.
     pub retransmit: bool,
     /// Compact INT: the largest queueing delay seen at any egress so far (each port keeps the
@@ -214,8 +213,7 @@ impl Default for Packet {
             ecn: Ecn::NotEct,
             ece: false,
             priority: 0,
-            rank: 0,
-            rcp_rate: 0,
+            word: 0,
             retransmit: false,
             max_qdelay: Time::ZERO,
             ts: Time::ZERO,

@@ -5,11 +5,10 @@
 //! size); the packet then propagates for the link's delay and arrives whole at the far end
 //! (store and forward). Host NICs are ports too: the host's transport feeds its one out-link.
 
-use super::pkt::{IntHop, PacketId, PacketPool};
-use super::qdisc::{Qdisc, QdiscImpl};
+use super::pkt::{PacketId, PacketPool};
+use super::qdisc::Qdisc;
 use crate::ids::{LinkId, NodeId};
 use crate::units::{Bytes, Rate, Time};
-use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// What a [`PortAgent`] sees of its port when a packet leaves the queue (or, for
@@ -38,9 +37,9 @@ pub struct PortView {
 /// Per-port switch logic that reads or rewrites headers at egress.
 ///
 /// Called once per packet, when it leaves the queue and starts transmission, after the engine
-/// has updated the packet's `max_qdelay`. Used by: HPCC-style per-hop INT stamping
-/// ([`IntStamp`], read by Söze's and HPCC's senders); s-PERC (control packets are processed at
-/// egress to compute link rates); RCP's rate field; eBA's per-port rate factor.
+/// has updated the packet's `max_qdelay`. Used by: per-hop INT stamping, explicit-rate routers
+/// (RCP), s-PERC's link state (control packets processed at egress), eBA's per-port rate
+/// factor — implemented in `crate::schemes` and `crate::systems`.
 pub trait PortAgent {
     /// Reads or rewrites packet `id` (through `pool`: header fields with
     /// [`PacketPool::get_mut`], INT records with [`PacketPool::push_int`]) as it leaves the
@@ -55,86 +54,10 @@ pub trait PortAgent {
     /// packets leave through it and come back through its node, in reverse path order; the
     /// agent's per-hop index runs back down (s-PERC*'s `next − 1`). Called only when the
     /// engine routes reflected control packets on the reversed data path
-    /// ([`super::config::PacketConfig::two_way_control`]); default: nothing.
+    /// ([`super::config::EngineConfig::two_way_control`]); default: nothing.
     fn on_reverse(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
         let _ = (id, pool, port);
     }
-}
-
-/// Appends one HPCC INT record per egress hop to data packets: dequeue time, the port's
-/// transmitted-bytes counter, queue length and line rate (HPCC, SIGCOMM 2019, §3.2 and Fig. 4).
-/// Packets already holding [`super::pkt::MAX_INT_HOPS`] records are left unchanged.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IntStamp;
-
-impl PortAgent for IntStamp {
-    #[inline]
-    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
-        if pool.get(id).kind == super::pkt::PacketKind::Data {
-            pool.push_int(
-                id,
-                IntHop {
-                    ts: port.now,
-                    tx_bytes: port.tx_bytes,
-                    qlen: port.queue_bytes,
-                    rate: port.rate,
-                },
-            );
-        }
-    }
-}
-
-/// The built-in agents plus a boxed one for schemes outside the engine.
-pub enum AgentImpl {
-    /// [`IntStamp`].
-    Int(IntStamp),
-    /// [`super::rcp::RcpAgent`].
-    Rcp(super::rcp::RcpAgent),
-    /// [`crate::systems::sperc::packet::SPercAgent`].
-    Sperc(crate::systems::sperc::packet::SPercAgent),
-    /// Any other [`PortAgent`].
-    Custom(Box<dyn PortAgent>),
-}
-
-impl PortAgent for AgentImpl {
-    #[inline]
-    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
-        match self {
-            AgentImpl::Int(a) => a.on_dequeue(id, pool, port),
-            AgentImpl::Rcp(a) => a.on_dequeue(id, pool, port),
-            AgentImpl::Sperc(a) => a.on_dequeue(id, pool, port),
-            AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
-        }
-    }
-
-    #[inline]
-    fn on_reverse(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
-        match self {
-            AgentImpl::Int(a) => a.on_reverse(id, pool, port),
-            AgentImpl::Rcp(a) => a.on_reverse(id, pool, port),
-            AgentImpl::Sperc(a) => a.on_reverse(id, pool, port),
-            AgentImpl::Custom(a) => a.on_reverse(id, pool, port),
-        }
-    }
-}
-
-/// Which built-in agent every switch port runs (`port_agent = "int"`).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum PortAgentConfig {
-    /// No agent.
-    #[default]
-    None,
-    /// [`IntStamp`] on every switch port: switches push INT records, hosts do not (HPCC's ns-3;
-    /// with only 5 records, an inter-pod fat-tree path has exactly 5 switch egress ports).
-    Int,
-    /// [`super::rcp::RcpAgent`] on every port (`[rcp]` parameters), host NICs included.
-    Rcp,
-    /// [`crate::systems::sperc::packet::SPercAgent`] on every port (`[sperc]` parameters), host
-    /// NICs included: s-PERC*'s link algorithm on control packets.
-    Sperc,
 }
 
 /// A port's low-pass filter of queueing-delay samples (Söze §4: the Tofino `Lpf` extern in
@@ -148,8 +71,8 @@ pub enum PortAgentConfig {
 ///
 /// Why a port option and not a [`PortAgent`]: the engine folds each hop's delay into the
 /// packet's `max_qdelay` (compare and keep) before the agent runs, so an agent would see the
-/// raw value already merged; and a port has one agent slot, which HPCC's [`IntStamp`] may
-/// need at the same time.
+/// raw value already merged; and a port has one agent slot, which INT stamping may need at
+/// the same time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QdelayLpf {
     tau: f64,
@@ -254,7 +177,7 @@ pub(crate) struct PortStats {
 }
 
 /// One egress port (engine-internal).
-pub(crate) struct Port {
+pub(crate) struct Port<Q, A> {
     pub link: LinkId,
     pub node: NodeId,
     pub to: NodeId,
@@ -263,10 +186,10 @@ pub(crate) struct Port {
     pub buffer: Bytes,
     /// Whether the port is a host's NIC (then the host is asked for data when it idles).
     pub host_nic: bool,
-    pub qdisc: QdiscImpl,
+    pub qdisc: Q,
     /// Boxed: the largest agents (RCP's, s-PERC*'s) would otherwise make every port, agent
     /// or not, 136 bytes larger on the data path.
-    pub agent: Option<Box<AgentImpl>>,
+    pub agent: Option<Box<A>>,
     /// Control packets, served first (strict priority), rate-limited; created when the
     /// port meets its first control packet (boxed and absent otherwise: the queue is four
     /// cache lines the data path of a run without control packets should not carry).
@@ -292,7 +215,7 @@ pub(crate) struct Port {
     pub acks: std::collections::VecDeque<PacketId>,
 }
 
-impl Port {
+impl<Q: Qdisc, A> Port<Q, A> {
     /// What an agent is shown of this port at `now` (ps).
     pub(crate) fn view(&self, now: u64) -> PortView {
         PortView {

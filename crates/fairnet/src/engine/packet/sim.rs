@@ -14,7 +14,7 @@
 //!    or first-path routing: computed once per flow with [`Routing::path`]) or, when spraying,
 //!    from [`Routing::next_hop`] with the packet's key. ACKs and reflected control packets take
 //!    the flow's reverse route: hashed on its own under ECMP, or, with
-//!    [`PacketConfig::two_way_control`], the data path reversed link by link; then a reflected
+//!    [`EngineConfig::two_way_control`], the data path reversed link by link; then a reflected
 //!    control packet arriving at a node over link `r` is first handed to
 //!    [`PortAgent::on_reverse`] of `r`'s reverse link (s-PERC §2 assumption 6).
 //! 4. At the destination host it is counted as *delivered*. A data packet's slot is reused for
@@ -22,36 +22,26 @@
 //!    records), which the receiver enqueues at its NIC at once; an ACK updates its sender and
 //!    is freed.
 
-use super::cc::{CcContext, CcImpl, CongestionControl};
-use super::config::{HostNic, PacketConfig, QdelaySignal, QueueRecord, RoutingMode, TransportKind};
-use super::cubic::Cubic;
-use super::dcqcn::Dcqcn;
-use super::dctcp::{Dctcp, Reno};
-use super::delay_aimd::DelayAimd;
+use super::cc::{CcContext, CongestionControl};
+use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
 use super::event::{Event, EventQueue};
 use super::host::{Host, HostShim, SfqOrder};
-use super::hpcc::Hpcc;
-use super::pfabric::{rank_of, Pfabric};
 use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
-use super::port::{
-    AgentImpl, CtrlQueue, IntStamp, Port, PortAgent, PortAgentConfig, PortStats, QdelayLpf,
-};
-use super::qdisc::{Enqueued, Qdisc, QdiscImpl, QdiscParams};
-use super::rcp::{Rcp, RcpAgent};
+use super::port::{CtrlQueue, Port, PortAgent, PortStats, QdelayLpf};
+use super::qdisc::{Enqueued, Qdisc, QdiscParams};
 use super::records::{
     Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample,
 };
+use super::scheme::{FlowPaths, PortInfo, SchemeSet, Transport};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
 use super::udp::UdpSender;
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::systems::soze::{self, Soze};
-use crate::systems::sperc::packet::{SPercAgent, SPercSender};
 use crate::topo::{PathSelector, Routing, Topology};
-use crate::units::{Bytes, Rate, Time};
+use crate::units::{Bytes, Time};
 use crate::workload::FlowSpec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -64,8 +54,8 @@ const ACK_KEY: u64 = 1 << 63;
 /// No link (an entry of `PacketSim::rev_link`).
 const NO_LINK: u32 = u32::MAX;
 
-enum Sender {
-    Tcp(Box<TcpSender>),
+enum Sender<C> {
+    Tcp(Box<TcpSender<C>>),
     Udp(UdpSender),
 }
 
@@ -74,10 +64,10 @@ enum Receiver {
     Udp { received: u64 },
 }
 
-struct FlowState {
+struct FlowState<C> {
     spec: FlowSpec,
     host: u32,
-    sender: Sender,
+    sender: Sender<C>,
     receiver: Receiver,
     route_data: u32,
     route_ack: u32,
@@ -126,8 +116,8 @@ struct DelAck {
     ts: Time,
     /// `max_qdelay` of the pending segment, echoed.
     qdelay: Time,
-    /// RCP rate of the pending segment, echoed.
-    rate: u16,
+    /// Header word of the pending segment, echoed.
+    word: u32,
     /// When the pending segment must be acknowledged.
     deadline: u64,
     /// Time of the pending `DelAck` event (`u64::MAX`: none).
@@ -141,7 +131,7 @@ impl Default for DelAck {
             ce: false,
             ts: Time::ZERO,
             qdelay: Time::ZERO,
-            rate: 0,
+            word: 0,
             deadline: u64::MAX,
             event_at: u64::MAX,
         }
@@ -176,7 +166,13 @@ fn arm_timer(events: &mut EventQueue, pending: &mut u64, at: u64, ev: Event) {
 /// sojourn since it was queued, or the time the `backlog` bytes left behind take at the
 /// port's rate.
 #[inline]
-fn hop_qdelay(signal: QdelaySignal, now: u64, pkt: &Packet, port: &Port, backlog: u64) -> u64 {
+fn hop_qdelay<Q: Qdisc, A>(
+    signal: QdelaySignal,
+    now: u64,
+    pkt: &Packet,
+    port: &Port<Q, A>,
+    backlog: u64,
+) -> u64 {
     match signal {
         QdelaySignal::Sojourn => now - pkt.at.0,
         QdelaySignal::Backlog => port.tx_time_of(backlog),
@@ -201,16 +197,17 @@ struct SwitchMemory {
     peak: u64,
 }
 
-/// A packet-level simulation of one topology and flow list.
-pub struct PacketSim {
-    cfg: PacketConfig,
+/// A packet-level simulation of one topology and flow list, running the schemes of `S`.
+pub struct PacketSim<S: SchemeSet> {
+    cfg: EngineConfig,
+    schemes: S,
     mss: u64,
     header: u64,
     routing: Routing,
-    ports: Vec<Port>,
+    ports: Vec<Port<S::Qdisc, S::Agent>>,
     host_of_node: Vec<u32>,
     hosts: Vec<Host>,
-    flows: Vec<FlowState>,
+    flows: Vec<FlowState<S::Cc>>,
     /// Cached paths (link indices), addressed by `FlowState::route_*`.
     paths: Vec<u32>,
     pool: PacketPool,
@@ -226,22 +223,25 @@ pub struct PacketSim {
     rec: Recorder,
     /// Scheduled weight changes, addressed by `Event::Weight`.
     weight_changes: Vec<(u32, f64)>,
-    /// With [`PacketConfig::two_way_control`]: each link's reverse-direction link (`NO_LINK`:
+    /// With [`EngineConfig::two_way_control`]: each link's reverse-direction link (`NO_LINK`:
     /// none); empty otherwise.
     rev_link: Vec<u32>,
-    /// Söze's shared `(α, β)` in bit/s per unit weight (Eq. 6); `None` for other transports.
-    soze_range: Option<(f64, f64)>,
 }
 
-impl PacketSim {
+impl<S: SchemeSet> PacketSim<S> {
     /// Validates the inputs and builds the simulation at time zero.
     ///
     /// Errors name the item: `flows[3]: src and dst are the same host node 5`,
     /// `flows[2]: unknown dst node 99 (the topology has 20 nodes)`,
     /// `link 7: buffer 500B is smaller than one packet (1048B)`,
     /// `node 4: host has 2 out-links; the packet engine supports one NIC per host`.
-    pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: PacketConfig) -> Result<PacketSim> {
-        cfg.validate()?;
+    pub fn new(
+        topo: &Topology,
+        flows: &[FlowSpec],
+        cfg: EngineConfig,
+        mut schemes: S,
+    ) -> Result<PacketSim<S>> {
+        cfg.validate("engine config")?;
         topo.validate()?;
         let mtu_wire = cfg.mtu_wire();
         let n_nodes = topo.num_nodes();
@@ -271,12 +271,15 @@ impl PacketSim {
                 ));
             }
             let link = LinkId(i as u32);
-            let params = QdiscParams {
-                link,
-                buffer: l.buffer,
-                rate: l.capacity,
-                mtu_wire,
-                seed: cfg.seed,
+            let info = PortInfo {
+                queue: QdiscParams {
+                    link,
+                    buffer: l.buffer,
+                    rate: l.capacity,
+                    mtu_wire,
+                    seed: cfg.seed,
+                },
+                host_nic: topo.is_host(l.src),
             };
             ports.push(Port {
                 link,
@@ -285,25 +288,9 @@ impl PacketSim {
                 rate: l.capacity,
                 delay: l.delay.0,
                 buffer: l.buffer,
-                host_nic: topo.is_host(l.src),
-                qdisc: cfg.qdisc.build(&params)?,
-                agent: match cfg.port_agent {
-                    PortAgentConfig::None => None,
-                    // INT is stamped by switches only, as in HPCC's ns-3 code (hosts add no
-                    // record); with the host NIC stamping too, the 5 records ran out before the
-                    // receiver's downlink on inter-pod fat-tree paths.
-                    PortAgentConfig::Int if topo.is_host(l.src) => None,
-                    PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
-                    PortAgentConfig::Rcp => {
-                        Some(AgentImpl::Rcp(RcpAgent::new(&cfg.rcp, l.capacity)))
-                    }
-                    PortAgentConfig::Sperc => Some(AgentImpl::Sperc(SPercAgent::new(
-                        &cfg.sperc,
-                        cfg.control.reserved(),
-                        l.capacity,
-                    )?)),
-                }
-                .map(Box::new),
+                host_nic: info.host_nic,
+                qdisc: schemes.qdisc(&info)?,
+                agent: schemes.port_agent(&info)?.map(Box::new),
                 ctrl: None,
                 busy_until: 0,
                 wake_pending: false,
@@ -347,30 +334,20 @@ impl PacketSim {
         let routing = Routing::new(topo);
         let mss = cfg.mtu.0;
         let header = cfg.header.0;
-        let mut tcp_params = TcpParams {
+        let tcp_params = TcpParams {
             mss,
             header,
-            min_rto: cfg.tcp.min_rto,
-            initial_rto: cfg.tcp.initial_rto,
-            max_rto: cfg.tcp.max_rto,
-            sack: cfg.tcp.sack,
-            pacing_burst: cfg.tcp.pacing_burst.0,
+            min_rto: cfg.min_rto,
+            initial_rto: cfg.initial_rto,
+            max_rto: cfg.max_rto,
+            sack: cfg.sack,
+            pacing_burst: cfg.pacing_burst.0,
         };
-        if cfg.transport == TransportKind::Pfabric {
-            // pFabric §4.3 / s-PERC Table 6: a fixed RTO, no backoff.
-            let rto = cfg.pfabric.rto;
-            (
-                tcp_params.min_rto,
-                tcp_params.initial_rto,
-                tcp_params.max_rto,
-            ) = (rto, rto, rto);
-        }
-        let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
         let mut paths: Vec<u32> = Vec::new();
         let mut path = Vec::new();
         let mut routes = Vec::with_capacity(flows.len());
         // Two-way control updates: each link's reverse-direction link (`NO_LINK`: none).
-        let two_way = cfg.two_way_control();
+        let two_way = cfg.two_way_control;
         let rev_link: Vec<u32> = if two_way {
             topo.reverse_links()
                 .iter()
@@ -485,36 +462,16 @@ impl PacketSim {
             }
             Time(t)
         };
-        let soze_range = if cfg.transport == TransportKind::Soze {
-            let max_nic = flows
-                .iter()
-                .map(|f| topo.link(topo.out_links(f.src)[0]).capacity)
-                .max()
-                .unwrap_or(Rate(1));
-            let min_weight = flows.iter().map(|f| f.weight).fold(f64::INFINITY, f64::min);
-            let mut load = vec![0.0f64; topo.num_links()];
-            for (f, (d, _)) in flows.iter().zip(&routes) {
-                for &l in &paths[d.0..d.0 + d.1] {
-                    load[l as usize] += f.weight;
-                }
-            }
-            let lowest = load
-                .iter()
-                .enumerate()
-                .filter(|(_, &w)| w > 0.0)
-                .map(|(l, &w)| topo.link(LinkId(l as u32)).capacity.bps() / w)
-                .fold(f64::INFINITY, f64::min);
-            let (a, b) = soze::default_range(max_nic, min_weight, lowest);
-            (
-                cfg.soze.alpha.map_or(a, |r| r.bps()),
-                cfg.soze.beta.map_or(b, |r| r.bps()),
-            )
-        } else {
-            (0.0, 0.0)
-        };
+        let data_routes: Vec<(usize, usize)> = routes.iter().map(|r| r.0).collect();
+        schemes.prepare(&FlowPaths {
+            topo,
+            flows,
+            paths: &paths,
+            data: &data_routes,
+        })?;
 
         let mut states = Vec::with_capacity(flows.len());
-        for (f, &r) in flows.iter().zip(&routes) {
+        for (i, (f, &r)) in flows.iter().zip(&routes).enumerate() {
             let (route_data, route_ack) = if cfg.routing == RoutingMode::Spray {
                 (NO_ROUTE, NO_ROUTE)
             } else {
@@ -528,45 +485,12 @@ impl PacketSim {
                 base_rtt: base_rtt(r),
                 weight: f.weight,
             };
-            let (sender, receiver) = match cfg.transport {
-                TransportKind::Udp => (
-                    Sender::Udp(UdpSender::new(
-                        f.size,
-                        mss,
-                        header,
-                        cfg.udp_rate.unwrap_or(nic_rate),
-                        f.start,
-                    )),
+            let (sender, receiver) = match schemes.transport(i, f, &ctx)? {
+                Transport::ConstantRate(rate) => (
+                    Sender::Udp(UdpSender::new(f.size, mss, header, rate, f.start)),
                     Receiver::Udp { received: 0 },
                 ),
-                kind => {
-                    let cc = match kind {
-                        TransportKind::Dctcp => {
-                            CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g))
-                        }
-                        TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
-                        TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
-                        TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, &ctx)),
-                        TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, &ctx)),
-                        TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
-                        TransportKind::Rcp => CcImpl::Rcp(Rcp::new(mss)),
-                        TransportKind::Timely => {
-                            CcImpl::Timely(super::timely::Timely::new(&cfg.timely, &ctx))
-                        }
-                        TransportKind::Sperc => {
-                            CcImpl::Sperc(SPercSender::new(&cfg.sperc, &ctx, f.start, f.size))
-                        }
-                        TransportKind::DelayAimd => {
-                            CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
-                        }
-                        TransportKind::Soze => CcImpl::Soze(Soze::new(
-                            &cfg.soze,
-                            soze_range,
-                            &ctx,
-                            "packet config.soze",
-                        )?),
-                        _ => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
-                    };
+                Transport::Reliable(cc) => {
                     let mut s = TcpSender::new(f.size, tcp_params, cc);
                     s.cc.on_weight(f.weight);
                     (
@@ -605,7 +529,6 @@ impl PacketSim {
         }
 
         let cfg_record = cfg.record;
-        let cfg_transport = cfg.transport;
         let mut events = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
@@ -617,6 +540,7 @@ impl PacketSim {
         };
         Ok(PacketSim {
             cfg,
+            schemes,
             mss,
             header,
             routing,
@@ -640,18 +564,16 @@ impl PacketSim {
             }),
             weight_changes: Vec::new(),
             rev_link,
-            soze_range: (cfg_transport == TransportKind::Soze).then_some(soze_range),
         })
     }
 
-    /// Söze's `(α, β)` shared by every flow (bit/s per unit weight, Eq. 6: the configured
-    /// values or the defaults derived from the flows), if the transport is Söze.
-    pub fn soze_range(&self) -> Option<(f64, f64)> {
-        self.soze_range
+    /// The scheme set (what it derived in [`SchemeSet::prepare`], e.g. a shared range).
+    pub fn schemes(&self) -> &S {
+        &self.schemes
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &PacketConfig {
+    /// The engine configuration.
+    pub fn config(&self) -> &EngineConfig {
         &self.cfg
     }
 
@@ -691,14 +613,14 @@ impl PacketSim {
                 "cannot replace the qdisc of a non-empty queue",
             ));
         }
-        self.ports[i].qdisc = QdiscImpl::Custom(qdisc);
+        self.ports[i].qdisc = S::Qdisc::from(qdisc);
         Ok(())
     }
 
     /// Installs a port agent at `link`'s port, replacing any other.
     pub fn set_port_agent(&mut self, link: LinkId, agent: Box<dyn PortAgent>) -> Result<()> {
         let i = self.check_link(link)?;
-        self.ports[i].agent = Some(Box::new(AgentImpl::Custom(agent)));
+        self.ports[i].agent = Some(Box::new(S::Agent::from(agent)));
         Ok(())
     }
 
@@ -734,7 +656,7 @@ impl PacketSim {
         }
         match &mut f.sender {
             Sender::Tcp(s) => {
-                s.cc = CcImpl::Custom(cc);
+                s.cc = S::Cc::from(cc);
                 s.cc.on_weight(f.spec.weight);
                 Ok(())
             }
@@ -1176,7 +1098,7 @@ impl PacketSim {
     /// [`HostNic::Queue`]: if the NIC is idle with nothing queued (ACKs and other control
     /// packets go through the NIC's own queue, ahead of the FIFO), sends the FIFO's head, its
     /// `max_qdelay` raised to the FIFO's queueing delay (the signal of any port,
-    /// [`PacketConfig::qdelay_signal`], without a filter).
+    /// [`EngineConfig::qdelay_signal`], without a filter).
     fn host_drain(&mut self, now: u64, h: u32, nic: u32) {
         let port = &self.ports[nic as usize];
         if port.busy_until > now || port.waiting() > 0 {
@@ -1256,19 +1178,17 @@ impl PacketSim {
     fn send_data(&mut self, now: u64, f: u32, to_fifo: bool) -> u64 {
         let fl = &mut self.flows[f as usize];
         let size = fl.spec.size.0;
-        let (seg, ecn, remaining) = match &mut fl.sender {
+        let (seg, ecn, word) = match &mut fl.sender {
             Sender::Tcp(s) => {
                 let ecn = if s.cc.ecn_capable() {
                     Ecn::Ect
                 } else {
                     Ecn::NotEct
                 };
-                (s.next_segment(Time(now)), ecn, size - s.snd_una())
+                let word = s.cc.header_word(size - s.snd_una());
+                (s.next_segment(Time(now)), ecn, word)
             }
-            Sender::Udp(u) => {
-                let seg = u.next_segment();
-                (seg, Ecn::NotEct, size - seg.seq)
-            }
+            Sender::Udp(u) => (u.next_segment(), Ecn::NotEct, 0),
         };
         self.spray_ctr += 1;
         let mut pkt = Packet {
@@ -1281,7 +1201,7 @@ impl PacketSim {
             wire: seg.len + self.header as u32,
             ecn,
             priority: fl.spec.priority,
-            rank: rank_of(remaining),
+            word,
             retransmit: seg.retransmit,
             ts: Time(now),
             route: fl.route_data,
@@ -1602,8 +1522,8 @@ impl PacketSim {
                     fl.end = Some(Time(now));
                 }
                 let ce = pkt.ecn == Ecn::Ce;
-                let mut echo = (pkt.ts, pkt.max_qdelay, pkt.rcp_rate);
-                if self.cfg.tcp.delayed_ack {
+                let mut echo = (pkt.ts, pkt.max_qdelay, pkt.word);
+                if self.cfg.delayed_ack {
                     let in_order = pkt.seq == prev && cum == prev + pkt.payload as u64;
                     let d = fl.delack;
                     if !in_order || cum >= size {
@@ -1616,7 +1536,7 @@ impl PacketSim {
                             // at once with its own ECE, then start over in the new state.
                             fl.delack.pending = 0;
                             let nid = self.pool.alloc(Packet::default());
-                            let echo = (d.ts, d.qdelay, d.rate);
+                            let echo = (d.ts, d.qdelay, d.word);
                             self.send_ack(now, nid, f, prev, d.ce, echo, 0, None, h, node);
                         }
                         let d = &mut self.flows[f as usize].delack;
@@ -1627,8 +1547,8 @@ impl PacketSim {
                                 ce,
                                 ts: pkt.ts,
                                 qdelay: pkt.max_qdelay,
-                                rate: pkt.rcp_rate,
-                                deadline: now + self.cfg.tcp.delayed_ack_timeout.0,
+                                word: pkt.word,
+                                deadline: now + self.cfg.delayed_ack_timeout.0,
                                 event_at: d.event_at,
                             };
                             let at = d.deadline;
@@ -1638,7 +1558,7 @@ impl PacketSim {
                         }
                         // Second segment: one ACK for both, echoing the earlier timestamp.
                         d.pending = 0;
-                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay), pkt.rcp_rate);
+                        echo = (d.ts, d.qdelay.max(pkt.max_qdelay), pkt.word);
                     }
                 }
                 let trigger = Some(pkt.seq);
@@ -1660,7 +1580,7 @@ impl PacketSim {
         f: u32,
         cum: u64,
         ece: bool,
-        echo: (Time, Time, u16),
+        echo: (Time, Time, u32),
         int_len: u8,
         trigger: Option<u64>,
         h: u32,
@@ -1669,7 +1589,7 @@ impl PacketSim {
         let fl = &self.flows[f as usize];
         // Most ACKs find everything in order: no blocks, no call.
         let sack =
-            self.cfg.tcp.sack && matches!(&fl.receiver, Receiver::Tcp(r) if r.holds_out_of_order());
+            self.cfg.sack && matches!(&fl.receiver, Receiver::Tcp(r) if r.holds_out_of_order());
         self.spray_ctr += 1;
         // Reuse the data packet's slot for its ACK.
         let ack = self.pool.get_mut(id);
@@ -1684,8 +1604,7 @@ impl PacketSim {
             ecn: Ecn::NotEct,
             ece,
             priority: fl.spec.priority,
-            rank: 0,
-            rcp_rate: echo.2,
+            word: echo.2,
             retransmit: false,
             max_qdelay: echo.1,
             ts: echo.0,
@@ -1739,7 +1658,7 @@ impl PacketSim {
             return;
         }
         d.pending = 0;
-        let (ce, echo) = (d.ce, (d.ts, d.qdelay, d.rate));
+        let (ce, echo) = (d.ce, (d.ts, d.qdelay, d.word));
         let fl = &self.flows[f as usize];
         let Receiver::Tcp(r) = &fl.receiver else {
             return;
@@ -1881,7 +1800,7 @@ impl PacketSim {
 
     /// A control packet arrived at host `node`: the receiver reflects it back to the sender
     /// (on the flow's ACK path; agents leave reflected packets alone at dequeue, and with
-    /// [`PacketConfig::two_way_control`] that path is the reversed data path and each node
+    /// [`EngineConfig::two_way_control`] that path is the reversed data path and each node
     /// hands the packet to [`PortAgent::on_reverse`], see `reverse_update`) and consumes a
     /// FIN; the sender hands a reflected one to its congestion control.
     fn on_control_arrival(&mut self, now: u64, id: PacketId, pkt: &Packet, node: NodeId) {

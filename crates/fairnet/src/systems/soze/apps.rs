@@ -11,10 +11,10 @@
 
 use super::policy::{run_mitigating_stragglers, JobSumPreserving, StragglerMitigation};
 use crate::engine::flow::{run, run_with, FlowSimConfig, FlowSimResults, FluidFlow, WeightChange};
-use crate::engine::packet::PacketSim;
 use crate::engine::Progress;
 use crate::error::Result;
 use crate::ids::NodeId;
+use crate::registry::PacketSim;
 use crate::topo::builders::star;
 use crate::topo::{LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
@@ -352,7 +352,7 @@ pub fn fig7_straggler(f1_bytes: u64, mitigate: bool, every: Time) -> Result<Stra
     }
     let mut cfg = super::packet_config();
     cfg.soze.beta = Some(Rate::gbps(5));
-    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg)?;
     let n = flows.len();
     let mut coflow = vec![None; n];
     coflow[0] = Some(0);

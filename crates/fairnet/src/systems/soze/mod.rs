@@ -32,8 +32,9 @@ mod tests;
 pub use config::{SozeConfig, SozeControl, SozeUpdate};
 pub use sender::{default_range, Soze, Target};
 
-use crate::engine::packet::{HostNic, PacketConfig, QdelaySignal, TransportKind};
+use crate::engine::packet::{HostNic, QdelaySignal};
 use crate::error::{Error, Result};
+use crate::registry::{PacketConfig, TransportKind};
 use crate::units::Bytes;
 use crate::workload::FlowSpec;
 

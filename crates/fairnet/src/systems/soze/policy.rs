@@ -20,9 +20,10 @@
 //! The §5.1 application cases that exercise these are in [`super::apps`].
 
 use crate::engine::flow::WeightPolicy;
-use crate::engine::packet::{PacketResults, PacketSim};
+use crate::engine::packet::PacketResults;
 use crate::error::{Error, Result};
 use crate::ids::FlowId;
+use crate::registry::PacketSim;
 use crate::units::Time;
 use std::collections::HashMap;
 

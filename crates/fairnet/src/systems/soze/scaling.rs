@@ -41,9 +41,9 @@
 //!   100 Mb/s and the floor, not Söze, would decide them.
 
 use crate::alloc::{waterfill, Problem};
-use crate::engine::packet::{PacketConfig, PacketSim};
 use crate::error::{Error, Result};
 use crate::ids::FlowId;
+use crate::registry::{PacketConfig, PacketSim};
 use crate::topo::builders::{fat_tree, FatTreeSpec};
 use crate::topo::LinkSpec;
 use crate::units::{Bytes, Rate, Time};
@@ -274,9 +274,9 @@ pub fn run(spec: &ScalingSpec) -> Result<ScalingRun> {
     let t1 = std::time::Instant::now();
     let packet_bits = cfg.mtu_wire().0 as f64 * 8.0;
     let (p, k) = (cfg.soze.p.as_secs_f64(), cfg.soze.k.as_secs_f64());
-    let mut sim = PacketSim::new(&topo, &flows, cfg)?;
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg)?;
     let n = flows.len();
-    let (alpha, beta) = sim.soze_range().expect("the transport is Söze");
+    let (alpha, beta) = sim.schemes().soze_range().expect("the transport is Söze");
     // Lemma 3.2 with Δt = RTT/CWND = one packet's time at the flow's oracle rate.
     let target = super::Target { p, k, alpha, beta };
     let violated = want

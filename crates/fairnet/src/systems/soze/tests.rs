@@ -3,10 +3,9 @@
 
 use super::*;
 use crate::alloc::{waterfill, Problem};
-use crate::engine::packet::{
-    HostNic, PacketConfig, PacketResults, PacketSim, QdelaySignal, TransportKind,
-};
+use crate::engine::packet::{HostNic, PacketResults, QdelaySignal};
 use crate::ids::{FlowId, LinkId, NodeId};
+use crate::registry::{PacketConfig, PacketSim, TransportKind};
 use crate::topo::{star, LinkSpec, Routing, Topology};
 use crate::units::{Rate, Time};
 use crate::workload::routed_problem;
@@ -141,7 +140,7 @@ fn fig2_four_weighted_flows_reach_weighted_shares_and_the_target_delay() {
     let target = target_of(&topo, &flows, &cfg);
     let t_star = target.delay(100e9 / 10.0);
     assert!((t_star - 23e-6).abs() < 1e-9, "T = {t_star}");
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let snaps = samples(&mut sim, Time::ZERO, Time::from_us(300), Time::from_us(10));
     let conv = convergence(&snaps, &want, 0.10);
     let a = snaps.last().unwrap().clone();
@@ -188,7 +187,7 @@ fn fig2_per_rtt_window_mode_also_converges() {
     cfg.soze.update = SozeUpdate::PerRtt;
     cfg.soze.control = SozeControl::Window;
     let want = oracle(&topo, &flows);
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let a = sim.run_until(Time::from_us(1500)).unwrap();
     let b = sim.run_until(Time::from_us(2500)).unwrap();
     let got = throughput(&a, &b);
@@ -227,7 +226,7 @@ fn fig17_weight_steps_move_the_bottleneck_and_rates_follow_the_oracle() {
         .map(|&(s, d)| FlowSpec::new(s, d, LONG, Time::ZERO))
         .collect();
     let cfg = soze_config();
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let phase = Time::from_ms(2);
     let base_rtt = 6.3e-6;
     let (l0, l2) = (LinkId(0), LinkId(2));
@@ -335,7 +334,7 @@ fn bad_parameters_are_named_errors() {
     let mut cfg = soze_config();
     cfg.soze.update = SozeUpdate::PerRtt;
     cfg.soze.p = Time::from_us(4);
-    let e = PacketSim::new(&topo, &flows, cfg.clone())
+    let e = PacketSim::from_config(&topo, &flows, cfg.clone())
         .err()
         .unwrap()
         .to_string();
@@ -345,11 +344,11 @@ fn bad_parameters_are_named_errors() {
         "{e}"
     );
     cfg.soze.allow_unstable = true;
-    assert!(PacketSim::new(&topo, &flows, cfg.clone()).is_ok());
+    assert!(PacketSim::from_config(&topo, &flows, cfg.clone()).is_ok());
     cfg.soze.p = Time::from_us(5);
     cfg.soze.allow_unstable = false;
     assert!(
-        PacketSim::new(&topo, &flows, cfg).is_ok(),
+        PacketSim::from_config(&topo, &flows, cfg).is_ok(),
         "5 us is above the bound"
     );
 }
@@ -414,7 +413,7 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
     let mut cfg = soze_config();
     cfg.qdelay_signal = QdelaySignal::Sojourn;
     let want = oracle(&topo, &flows);
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let snaps = samples(
         &mut sim,
         Time::from_us(300),
@@ -441,7 +440,7 @@ fn multi_connection_weight_3_gets_three_quarters() {
     let f1 = FlowSpec::new(NodeId(1), NodeId(2), LONG, Time::ZERO);
     let (conns, owner) = multi_connection(&[f0, f1]).unwrap();
     assert_eq!(owner, vec![0, 0, 0, 1]);
-    let mut sim = PacketSim::new(&topo, &conns, soze_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &conns, soze_config()).unwrap();
     // From 1 ms: the three connections start at line rate into one queueing NIC, and the
     // start-up transient lasts ~0.7 ms (~0.2 ms with the pull NIC).
     let a = sim.run_until(Time::from_us(1000)).unwrap();
@@ -485,18 +484,18 @@ fn fig17c_wrr_with_delay_aimd_follows_the_oracle_less_tightly() {
         weights[0] = w;
         let cfg = PacketConfig {
             transport: TransportKind::DelayAimd,
-            delay_aimd: crate::engine::packet::DelayAimdConfig {
+            delay_aimd: crate::schemes::delay_aimd::DelayAimdConfig {
                 cut_every_ack: every_ack,
                 ..Default::default()
             },
-            qdisc: crate::engine::packet::QdiscConfig::Wrr {
+            qdisc: crate::registry::QdiscConfig::Wrr {
                 weights,
-                classify: crate::engine::packet::Classifier::Priority,
+                classify: crate::schemes::sched::Classifier::Priority,
                 k: None,
             },
             ..PacketConfig::default()
         };
-        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
         let a = sim.run_until(Time::from_ms(1)).unwrap();
         let b = sim.run_until(Time::from_ms(3)).unwrap();
         let got = throughput(&a, &b);
@@ -531,7 +530,7 @@ fn fig18b_fine_weight_differences_are_resolved() {
         .map(|i| FlowSpec::new(NodeId(i), NodeId(2), LONG, Time::ZERO))
         .collect();
     flows[0].weight = 1.01;
-    let mut sim = PacketSim::new(&topo, &flows, soze_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, soze_config()).unwrap();
     let mut t0 = Time::ZERO;
     for w in [1.01, 1.05] {
         flows[0].weight = w;
@@ -564,7 +563,7 @@ fn acks_carry_the_data_paths_max_qdelay_home_unchanged() {
         .iter()
         .map(|&(s, d)| FlowSpec::new(NodeId(s), NodeId(d), LONG, Time::ZERO))
         .collect();
-    let mut sim = PacketSim::new(&topo, &flows, soze_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, soze_config()).unwrap();
     let snaps = samples(
         &mut sim,
         Time::from_us(1500),
@@ -619,7 +618,7 @@ fn two_flow_run(
         }),
         ..cfg
     };
-    let mut sim = PacketSim::new(topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(topo, &flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(1)).unwrap();
     let b = sim.run_until(Time::from_ms(2)).unwrap();
     let got = throughput(&a, &b);
@@ -739,7 +738,7 @@ fn k4_fat_tree() -> crate::topo::Topology {
 fn fat_tree_errors(flows: &[FlowSpec], cfg: PacketConfig) -> Vec<f64> {
     let topo = k4_fat_tree();
     let want = oracle(&topo, flows);
-    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
     let b = sim.run_until(Time::from_ms(6)).unwrap();
     let got = throughput(&a, &b);
@@ -830,7 +829,7 @@ fn fat_tree_queues(flows: &[FlowSpec], mut cfg: PacketConfig, links: &[u32]) -> 
         flows: false,
         queues: crate::engine::packet::config::QueueRecord::All,
     });
-    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     sim.run_until(Time::from_ms(6)).unwrap();
     let mut out = vec![Vec::new(); links.len()];
     for q in sim.queue_samples() {

@@ -61,10 +61,10 @@
 //!   (`docs/systems/sperc.md`).
 
 use crate::alloc::{solve, Problem, ProblemInput};
-use crate::engine::packet::rcp::RcpAgent;
-use crate::engine::packet::{PacketConfig, PacketSim, PortAgentConfig, TransportKind};
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId};
+use crate::registry::{PacketConfig, PacketSim, PortAgentConfig, TransportKind};
+use crate::schemes::rcp::RcpAgent;
 use crate::topo::{b4, leaf_spine, LeafSpineSpec, LinkSpec, PathSelector, Routing, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
@@ -666,7 +666,7 @@ pub fn run(spec: &ConvSpec, scheme: Scheme) -> Result<ConvRun> {
         nic_caps,
     };
 
-    let mut sim = PacketSim::new(&topo, &plan.flows, cfg.clone())?;
+    let mut sim = PacketSim::from_config(&topo, &plan.flows, cfg.clone())?;
     if scheme == Scheme::Rcp {
         for (l, d) in link_rtts(&topo, &plan.flows, &cfg, &rtts)? {
             let mut rcp = cfg.rcp;

@@ -12,7 +12,7 @@
 //! **Two-way updates** (`two_way`, default true; §2 assumption 6: the control packet goes
 //! "back and forth between the sender and receiver across the same set of links"): the
 //! reflected packet returns on the exact reverse of the flow's data path (the engine's
-//! [`crate::engine::packet::PacketConfig::two_way_control`]), and when it comes back through the
+//! [`crate::registry::PacketConfig::two_way_control`]), and when it comes back through the
 //! node owning this port, [`PortAgent::on_reverse`] processes it again with the same code
 //! ([`SPercAgent`]'s `visit`: Algorithms 6–7) on record `next − 1`, counting `next` back down, so
 //! the links see it in reverse path order as in the rounds engine's `two_way`. With
@@ -99,10 +99,10 @@ use crate::engine::packet::pkt::{
     CtrlArea, CtrlHop, Packet, PacketId, PacketKind, PacketPool, MAX_CTRL_HOPS,
 };
 use crate::engine::packet::port::{PortAgent, PortView};
-use crate::engine::packet::qdisc::QdiscConfig;
-use crate::engine::packet::sched::Classifier;
 use crate::engine::rounds::{LinkAlgorithm, Update};
 use crate::error::{Error, Result};
+use crate::registry::QdiscConfig;
+use crate::schemes::sched::Classifier;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 

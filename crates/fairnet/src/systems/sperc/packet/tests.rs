@@ -4,8 +4,8 @@
 use super::*;
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::engine::packet::CcContext;
-use crate::engine::packet::{PacketConfig, PacketSim, PortAgentConfig, TransportKind};
 use crate::ids::{FlowId, LinkId, NodeId};
+use crate::registry::{PacketConfig, PacketSim, PortAgentConfig, TransportKind};
 use crate::topo::Topology;
 use crate::topo::{dumbbell, parking_lot, parking_lot_pairs, LinkSpec, PathSelector, Routing};
 use crate::workload::FlowSpec;
@@ -84,7 +84,7 @@ fn long_flows_on_a_parking_lot_converge_to_max_min() {
     // the rest, 2c/3. The control RTT is ~6 µs here, so 100 µs is ~15 rounds; the rates must be
     // exact (1e-6) by then.
     let (topo, flows) = parking();
-    let mut sim = PacketSim::new(&topo, &flows[..4], sperc_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows[..4], sperc_config()).unwrap();
     let active = [0, 1, 2, 3];
     let want = oracle(&topo, &flows, &active, 0.96);
     let c = 0.96 * GBPS as f64 * 1e9;
@@ -110,7 +110,7 @@ fn replacing_flows_reconverges() {
     // At 400 µs flows 1 and 2 stop (FIN) and flow 4 starts on hop 1. Then hop 1 carries
     // flows 0, 3, 4 at c/3 each, and hop 0 only flow 0 (limited at hop 1).
     let (topo, flows) = parking();
-    let mut sim = PacketSim::new(&topo, &flows, sperc_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, sperc_config()).unwrap();
     sim.run_until(Time::from_us(400)).unwrap();
     sim.stop_flow(FlowId(1)).unwrap();
     sim.stop_flow(FlowId(2)).unwrap();
@@ -136,7 +136,7 @@ fn control_packets_never_exceed_the_rate_cap() {
     let flows: Vec<FlowSpec> = (0..20)
         .map(|i| FlowSpec::new(NodeId(i), NodeId(20 + i), Bytes(1 << 40), Time::ZERO))
         .collect();
-    let mut sim = PacketSim::new(&topo, &flows, sperc_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, sperc_config()).unwrap();
     let mut last = 0.0;
     for t in [100u64, 200, 500, 1000, 2000] {
         let r = sim.run_until(Time::from_us(t)).unwrap();
@@ -176,7 +176,7 @@ fn lost_control_packets_are_recovered_by_timeout() {
     cfg.control.rate = 1.0;
     cfg.control.buffer = Bytes(256);
     cfg.control.burst = Bytes(256);
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let active: Vec<usize> = (0..20).collect();
     let want = oracle(&topo, &flows, &active, 0.98);
     let (mut exact, mut checks) = (0, 0);
@@ -263,9 +263,9 @@ fn hop_records_round_trip() {
 fn short_config() -> PacketConfig {
     let mut cfg = sperc_config();
     cfg.sperc.short_flows = true;
-    cfg.qdisc = crate::engine::packet::QdiscConfig::Priority {
+    cfg.qdisc = crate::registry::QdiscConfig::Priority {
         classes: 2,
-        classify: crate::engine::packet::Classifier::Priority,
+        classify: crate::schemes::sched::Classifier::Priority,
         k: None,
     };
     cfg
@@ -281,7 +281,7 @@ fn dumbbell_rtt() -> Time {
 /// FCT of flow `f` after running `flows` to `until` under `cfg`.
 fn fct_of(flows: &[FlowSpec], cfg: PacketConfig, f: usize, until: Time) -> Time {
     let topo = dumbbell(3, link(), link()).unwrap();
-    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     let r = sim.run_until(until).unwrap();
     assert!(r.conservation.holds());
     sim.check_invariants().unwrap();
@@ -326,7 +326,7 @@ fn long_flows_converge_to_max_min_with_short_flows_on() {
     // every flow is long, in class 1, and its l₀ (2⁴⁰ B per RTT) never binds, so the rates
     // are the max-min rates exactly, as in basic s-PERC*.
     let (topo, flows) = parking();
-    let mut sim = PacketSim::new(&topo, &flows[..4], short_config()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows[..4], short_config()).unwrap();
     let active = [0, 1, 2, 3];
     let want = oracle(&topo, &flows, &active, 0.96);
     sim.run_until(Time::from_us(100)).unwrap();
@@ -442,7 +442,7 @@ fn l0_caps_a_nearly_finished_flow_and_frees_its_bandwidth() {
 fn flow0_gains_at(flows: &[FlowSpec], cfg: PacketConfig) -> f64 {
     let c = 0.96 * GBPS as f64 * 1e9;
     let topo = dumbbell(2, link(), link()).unwrap();
-    let mut sim = PacketSim::new(&topo, flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     for t in 1600..2400 {
         sim.run_until(Time(t * Time::from_us(1).0 / 2)).unwrap();
         if sim.pacing_rate(FlowId(0)).unwrap_or(0.0) > 0.75 * c {
@@ -653,7 +653,7 @@ fn parking_settle(two_way: bool) -> (Option<Time>, Option<Time>) {
     let (topo, flows) = parking();
     let mut cfg = sperc_config();
     cfg.sperc.two_way = two_way;
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let active = [0, 1, 2, 3];
     let want = oracle(&topo, &flows, &active, 0.96);
     let win = (Time::ZERO, Time::from_us(399), Time::from_ns(250));

@@ -16,7 +16,7 @@
 //! far below the bandwidth-delay product, RCP then never recovered from its start). `R` is kept
 //! within `[min_rate, C]`. The update runs lazily, when the first packet leaves after the
 //! interval elapsed (`T` is then the real elapsed time). Every data packet leaving the port
-//! carries `min(R, header rate)` ([`super::pkt::Packet::rcp_rate`]).
+//! carries `min(R, header rate)` (the header word, [`crate::engine::packet::pkt::Packet::word`], holding [`encode_rate`]'s 16 bits).
 //!
 //! **Receiver**: the ACK echoes the data packet's rate. **Sender** ([`Rcp`], `transport =
 //! "rcp"`): paces at the echoed rate (no window: `cwnd` unlimited once a rate is known);
@@ -33,9 +33,9 @@
 //! `interval = 100 µs`, reading "ms" as a likely slip for µs, and the average RTT `d` to the
 //! interval: set `rcp.rtt` to the flows' RTT (RCP routers estimate it from a header field).
 
-use super::cc::{AckInfo, CongestionControl};
-use super::pkt::{PacketId, PacketKind, PacketPool};
-use super::port::{PortAgent, PortView};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::pkt::{PacketId, PacketKind, PacketPool};
+use crate::engine::packet::port::{PortAgent, PortView};
 use crate::error::{Error, Result};
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -172,8 +172,8 @@ impl PortAgent for RcpAgent {
             self.last_q = port.queue_bytes;
             self.last_drop = port.drop_bytes;
         }
-        if p.kind == PacketKind::Data && decode_rate(p.rcp_rate).is_none_or(|h| self.r < h) {
-            p.rcp_rate = encode_rate(self.r);
+        if p.kind == PacketKind::Data && decode_rate(p.word as u16).is_none_or(|h| self.r < h) {
+            p.word = encode_rate(self.r) as u32;
         }
     }
 }
@@ -194,7 +194,7 @@ impl Rcp {
 
 impl CongestionControl for Rcp {
     fn on_ack(&mut self, a: &AckInfo<'_>) {
-        if let Some(r) = a.rate {
+        if let Some(r) = decode_rate(a.word as u16) {
             self.rate = Some(r);
         }
     }

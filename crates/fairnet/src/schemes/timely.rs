@@ -42,7 +42,7 @@
 //! RTT signal (Timely reacts to delay only). Pacing, no window. Weights are ignored: Timely is
 //! not a weighted scheme.
 
-use super::cc::{AckInfo, CcContext, CongestionControl};
+use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -322,8 +322,8 @@ mod tests {
         crate::engine::packet::PacketResults,
         crate::engine::packet::PacketResults,
     ) {
-        use crate::engine::packet::{PacketConfig, PacketSim, TransportKind};
         use crate::ids::NodeId;
+        use crate::registry::{PacketConfig, PacketSim, TransportKind};
         use crate::topo::{dumbbell, LinkSpec};
         use crate::workload::FlowSpec;
         let l = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(32_000_000));
@@ -343,7 +343,7 @@ mod tests {
             timely,
             ..PacketConfig::default()
         };
-        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
         let a = sim.run_until(warm).unwrap();
         let b = sim.run_until(end).unwrap();
         assert!(b.conservation.holds(), "{:?}", b.conservation);

@@ -29,8 +29,8 @@
 //! a steady average is exactly `p_b` (as HPCC's ns-3 switch); the idle "packet time" is the
 //! serialization time of a full data packet at the link's rate.
 
-use super::pkt::{Ecn, PacketId, PacketPool};
-use super::qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
+use crate::engine::packet::pkt::{Ecn, PacketId, PacketPool};
+use crate::engine::packet::qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -291,8 +291,8 @@ impl Qdisc for Red {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pkt::Packet;
     use super::*;
+    use crate::engine::packet::pkt::Packet;
     use crate::ids::LinkId;
 
     fn params(rate: Rate) -> QdiscParams {

@@ -12,10 +12,9 @@
 //! Poisson process at a fraction of the host links' capacity (50% in `fairnet bench packet`):
 //! many short flows, so flow setup, completion and the pool's churn are measured too.
 
-use super::config::{PacketConfig, TransportKind};
-use super::qdisc::{EcnThreshold, QdiscConfig};
-use super::sim::PacketSim;
+use super::{PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use crate::error::Result;
+use crate::schemes::fifo::EcnThreshold;
 use crate::topo::{fat_tree, FatTreeSpec, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::{poisson_flows, FlowSpec, SizeCdf};
@@ -139,7 +138,7 @@ pub fn timed_run(
     cfg: PacketConfig,
     simulated: Time,
 ) -> Result<BenchReport> {
-    let mut sim = PacketSim::new(topo, flows, cfg)?;
+    let mut sim = PacketSim::from_config(topo, flows, cfg)?;
     let cpu0 = thread_cpu_seconds();
     let t0 = Instant::now();
     let r = sim.run_until(simulated)?;

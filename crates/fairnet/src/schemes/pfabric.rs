@@ -5,7 +5,7 @@
 //!
 //! **Switch** ([`PfabricQueue`], `qdisc = { kind = "pfabric" }`; §4.2): one queue per port
 //! over the link's byte buffer (Table 6: 360 KB). Every packet carries its priority,
-//! [`Packet::rank`]: the flow's remaining size in bytes, smaller is more urgent. *Dequeue*: find
+//! the data packet's header word ([`Packet::word`], written by [`Pfabric::header_word`]): the flow's remaining size in bytes, smaller is more urgent. *Dequeue*: find
 //! the most urgent packet, then send the *earliest* queued packet of that packet's flow (so a
 //! flow's packets never overtake each other and a flow is not starved by its own later, more
 //! urgent packets, §4.2). *Enqueue* into a full buffer: drop the least urgent packets
@@ -31,10 +31,10 @@
 //! remaining flow size, `size − cumulative ACK`, saturating at `u32::MAX`, 4 GiB); ACKs carry
 //! rank 0 (most urgent: 48-byte packets that unblock their senders; the paper is silent).
 
-use super::cc::{AckInfo, CongestionControl};
 use super::dctcp::AimdWindow;
-use super::pkt::{Packet, PacketId, PacketPool};
-use super::qdisc::{Enqueued, Qdisc};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::pkt::{Packet, PacketId, PacketKind, PacketPool};
+use crate::engine::packet::qdisc::{Enqueued, Qdisc};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
@@ -83,10 +83,22 @@ impl PfabricConfig {
     }
 }
 
-/// The priority of a data packet: the flow's remaining bytes, saturating at `u32::MAX`.
+/// The priority a pFabric sender writes into a data packet's header word
+/// ([`Packet::word`]): the flow's remaining bytes, saturating at `u32::MAX`.
 #[inline]
 pub fn rank_of(remaining: u64) -> u32 {
     remaining.min(u32::MAX as u64) as u32
+}
+
+/// A queued packet's priority (smaller is more urgent): a data packet's header word, 0 for an
+/// ACK or a control packet (an ACK echoes its data packet's word, but ACKs go first, §4.1).
+#[inline]
+fn rank(p: &Packet) -> u32 {
+    if p.kind == PacketKind::Data {
+        p.word
+    } else {
+        0
+    }
 }
 
 /// pFabric's switch queue (see the module doc).
@@ -115,7 +127,7 @@ impl PfabricQueue {
     fn worst(&self, pool: &PacketPool) -> Option<usize> {
         let mut best: Option<(usize, u32)> = None;
         for (i, &id) in self.q.iter().enumerate() {
-            let r = pool.get(id).rank;
+            let r = rank(pool.get(id));
             if best.is_none_or(|(_, b)| r >= b) {
                 best = Some((i, r));
             }
@@ -127,7 +139,7 @@ impl PfabricQueue {
 impl Qdisc for PfabricQueue {
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, _now: Time) -> Enqueued {
         let p = pool.get(id);
-        let (wire, rank) = (p.wire as u64, p.rank);
+        let (wire, rank) = (p.wire as u64, rank(p));
         let mut out = Enqueued::Queued;
         if self.bytes + wire > self.buffer {
             // Evict only if the less urgent packets free enough room; else drop the arrival.
@@ -136,7 +148,7 @@ impl Qdisc for PfabricQueue {
                 .q
                 .iter()
                 .map(|&q| pool.get(q))
-                .filter(|q| q.rank > rank)
+                .filter(|q| self::rank(q) > rank)
                 .map(|q| q.wire as u64)
                 .sum();
             if freeable < need {
@@ -159,7 +171,7 @@ impl Qdisc for PfabricQueue {
         // The most urgent packet (the first among ties)...
         let mut best: Option<(usize, u32)> = None;
         for (i, &id) in self.q.iter().enumerate() {
-            let r = pool.get(id).rank;
+            let r = rank(pool.get(id));
             if best.is_none_or(|(_, b)| r < b) {
                 best = Some((i, r));
             }
@@ -231,6 +243,9 @@ impl CongestionControl for Pfabric {
         self.timeouts_in_row = self.timeouts_in_row.saturating_add(1);
         self.w.on_timeout(in_flight);
     }
+    fn header_word(&self, remaining: u64) -> u32 {
+        rank_of(remaining)
+    }
     fn cwnd(&self) -> u64 {
         if self.probing() {
             self.mss
@@ -242,14 +257,13 @@ impl CongestionControl for Pfabric {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pkt::PacketKind;
     use super::*;
     use crate::ids::FlowId;
 
     fn pkt(pool: &mut PacketPool, flow: u32, rank: u32) -> PacketId {
         pool.alloc(Packet {
             flow: FlowId(flow),
-            rank,
+            word: rank,
             wire: 1000,
             kind: PacketKind::Data,
             ..Packet::default()

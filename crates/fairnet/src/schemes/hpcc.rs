@@ -5,7 +5,7 @@
 //! its §3.3 Algorithm 1, and where we chose, we say so.
 //!
 //! - **MeasureInflight** (Algorithm 1, per ACK): for each hop `i` of the echoed INT records
-//!   ([`super::port::IntStamp`], `port_agent = "int"`), against the previous ACK's record of
+//!   ([`crate::engine::packet::port::IntStamp`], `port_agent = "int"`), against the previous ACK's record of
 //!   the same hop: `txRate = Δtx_bytes / Δts`,
 //!   `u' = min(qlen, qlen_prev) / (B·T) + txRate / B`; the hop with the largest `u'` gives
 //!   `u` and `τ = Δts`; `τ ← min(τ, T)`; `U ← (1 − τ/T)·U + (τ/T)·u` (the EWMA over one base RTT
@@ -30,8 +30,8 @@
 //! starts at 1 (a conservative start, as the ns-3 code's initial utilization). Loss and
 //! timeouts leave the window to the INT signal (HPCC runs on lossless RDMA fabrics).
 
-use super::cc::{AckInfo, CcContext, CongestionControl};
-use super::pkt::{IntHop, MAX_INT_HOPS};
+use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
+use crate::engine::packet::pkt::{IntHop, MAX_INT_HOPS};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -259,7 +259,7 @@ mod tests {
             int,
             rtt: None,
             in_recovery: false,
-            rate: None,
+            word: 0,
         }
     }
 

@@ -21,8 +21,9 @@
 //!   cell multiplexing"): queue `i` sends up to `weight_i` packets per round (weights are
 //!   whole numbers of packets), so shares are in packets, not bytes.
 
-use super::pkt::{Ecn, PacketId, PacketPool};
-use super::qdisc::{EcnThreshold, Enqueued, Fifo, Qdisc};
+use super::fifo::EcnThreshold;
+use crate::engine::packet::pkt::{Ecn, PacketId, PacketPool};
+use crate::engine::packet::qdisc::{Enqueued, Fifo, Qdisc};
 use crate::error::{Error, Result};
 use crate::ids::FlowId;
 use crate::units::Bytes;
@@ -332,8 +333,8 @@ pub(crate) fn check_queues(at: &str, n: usize) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pkt::Packet;
     use super::*;
+    use crate::engine::packet::pkt::Packet;
     use crate::ids::FlowId;
     use crate::units::Time;
 

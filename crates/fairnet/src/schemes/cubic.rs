@@ -21,7 +21,7 @@
 //! RFC 6298's `SRTT`; data is not ECN-capable (ECN reaction is an option of RFC 9438 §4.6 that
 //! no experiment here needs yet); the window never drops below 2 MSS after a loss.
 
-use super::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
 use crate::units::Time;
 
 /// RFC 9438 §5: `C = 0.4`.
@@ -176,7 +176,7 @@ mod tests {
             int: &[],
             rtt,
             in_recovery: false,
-            rate: None,
+            word: 0,
         }
     }
 

@@ -6,7 +6,7 @@
 //! and `cwnd = ssthresh` (RFC 5681 §3.2 steps 2–3, without the inflation, which the reliable
 //! sender keeps), and on timeout `cwnd = 1·MSS` (RFC 5681 §3.1, the loss window).
 
-use super::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
 use crate::units::Time;
 
 /// TCP's congestion window in bytes (RFC 5681).
@@ -244,7 +244,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
-            rate: None,
+            word: 0,
         }
     }
 

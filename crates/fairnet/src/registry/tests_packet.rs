@@ -2,17 +2,18 @@
 //! through `PacketSim::results`, which fails on a byte-conservation violation, so conservation
 //! is checked in every test.
 
-use super::cc::{AckInfo, CongestionControl};
-use super::config::{HostNic, PacketConfig, RoutingMode, TransportKind};
-use super::host::HostShim;
-use super::pkt::{Packet, PacketId, PacketKind, PacketPool};
-use super::port::{PortAgent, PortAgentConfig, PortView};
-use super::qdisc::{DropTail, EcnThreshold, Enqueued, Qdisc, QdiscConfig};
-use super::records::PacketResults;
-use super::red::{RedConfig, RedThreshold};
-use super::sched::Classifier;
-use super::sim::PacketSim;
+use super::{PacketConfig, PacketSim, PortAgentConfig, QdiscConfig, TransportKind};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::config::{HostNic, RoutingMode};
+use crate::engine::packet::host::HostShim;
+use crate::engine::packet::pkt::{Packet, PacketId, PacketKind, PacketPool};
+use crate::engine::packet::port::{PortAgent, PortView};
+use crate::engine::packet::qdisc::{Enqueued, Qdisc};
+use crate::engine::packet::records::PacketResults;
 use crate::ids::{FlowId, LinkId, NodeId};
+use crate::schemes::fifo::{DropTail, EcnThreshold};
+use crate::schemes::red::{RedConfig, RedThreshold};
+use crate::schemes::sched::Classifier;
 use crate::topo::{dumbbell, fat_tree, FatTreeSpec, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
@@ -66,7 +67,7 @@ fn one_flow_gets_line_rate_and_ideal_fct() {
     let flows = pair_flows(1, size);
     let mut cfg = dctcp_config(60);
     cfg.tcp.init_cwnd = 100;
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_to_completion(Time::from_ms(100)).unwrap();
     assert!(r.complete);
     assert_conserved(&r);
@@ -97,7 +98,7 @@ fn four_dctcp_flows_share_a_bottleneck_fairly() {
     let n = 4;
     let topo = dumbbell_topo(n, 10, Bytes(300 * 1048));
     let flows = pair_flows(n, LONG);
-    let mut sim = PacketSim::new(&topo, &flows, dctcp_config(20)).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, dctcp_config(20)).unwrap();
     let a = sim.run_until(Time::from_ms(5)).unwrap();
     let b = sim.run_until(Time::from_ms(25)).unwrap();
     assert_conserved(&b);
@@ -124,7 +125,7 @@ fn dctcp_keeps_the_bottleneck_busy_with_the_queue_near_k() {
     let k = 20u64;
     let topo = dumbbell_topo(2, 10, Bytes(300 * 1048));
     let flows = pair_flows(2, LONG);
-    let mut sim = PacketSim::new(&topo, &flows, dctcp_config(k as u32)).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, dctcp_config(k as u32)).unwrap();
     let a = sim.run_until(Time::from_ms(5)).unwrap();
     let b = sim.run_until(Time::from_ms(20)).unwrap();
     assert_conserved(&b);
@@ -167,7 +168,7 @@ fn same_config_and_seed_give_identical_records() {
             seed,
             ..dctcp_config(20)
         };
-        PacketSim::new(&topo, &flows, cfg)
+        PacketSim::from_config(&topo, &flows, cfg)
             .unwrap()
             .run_to_completion(Time::from_ms(50))
             .unwrap()
@@ -192,7 +193,7 @@ fn bad_input_errors_name_the_item() {
     let topo = dumbbell_topo(3, 10, Bytes(100_000));
     let ok = pair_flows(3, Bytes(1000));
     let err = |flows: &[FlowSpec], cfg: PacketConfig| {
-        PacketSim::new(&topo, flows, cfg)
+        PacketSim::from_config(&topo, flows, cfg)
             .err()
             .expect("should fail")
             .to_string()
@@ -236,7 +237,7 @@ fn bad_input_errors_name_the_item() {
     small
         .add_link(h1, s, LinkSpec::new(Rate::gbps(10), Time::ZERO, Bytes(500)))
         .ok();
-    let msg = PacketSim::new(&small, &[], PacketConfig::default())
+    let msg = PacketSim::from_config(&small, &[], PacketConfig::default())
         .err()
         .unwrap()
         .to_string();
@@ -256,7 +257,7 @@ fn bad_input_errors_name_the_item() {
     multi.add_duplex(h0, s1, big).unwrap();
     multi.add_duplex(s0, h1, big).unwrap();
     assert_eq!(
-        PacketSim::new(&multi, &[], PacketConfig::default())
+        PacketSim::from_config(&multi, &[], PacketConfig::default())
             .err()
             .unwrap()
             .to_string(),
@@ -272,7 +273,7 @@ fn bad_input_errors_name_the_item() {
     assert!(PacketConfig::from_toml_str("qdisc = { kind = \"fq\" }").is_err());
 
     // Run-time API.
-    let mut sim = PacketSim::new(&topo, &ok, PacketConfig::default()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &ok, PacketConfig::default()).unwrap();
     assert_eq!(
         sim.set_weight(FlowId(9), 1.0).unwrap_err().to_string(),
         "flow 9: unknown flow (there are 3 flows)"
@@ -300,7 +301,7 @@ fn udp_cbr_delivers_at_its_rate() {
         udp_rate: Some(Rate::gbps(4)),
         ..PacketConfig::default()
     };
-    let r = PacketSim::new(&topo, &flows, cfg)
+    let r = PacketSim::from_config(&topo, &flows, cfg)
         .unwrap()
         .run_to_completion(Time::from_ms(10))
         .unwrap();
@@ -328,7 +329,7 @@ fn udp_overload_drops_and_conserves_bytes() {
         transport: TransportKind::Udp,
         ..PacketConfig::default()
     };
-    let r = PacketSim::new(&topo, &flows, cfg)
+    let r = PacketSim::from_config(&topo, &flows, cfg)
         .unwrap()
         .run_to_completion(Time::from_ms(10))
         .unwrap();
@@ -354,7 +355,7 @@ fn reno_recovers_from_drops_in_a_tiny_buffer() {
         transport: TransportKind::Reno,
         ..PacketConfig::default()
     };
-    let r = PacketSim::new(&topo, &flows, cfg)
+    let r = PacketSim::from_config(&topo, &flows, cfg)
         .unwrap()
         .run_to_completion(Time::from_ms(500))
         .unwrap();
@@ -385,7 +386,7 @@ fn spraying_reorders_but_delivers_everything() {
         routing: RoutingMode::Spray,
         ..dctcp_config(20)
     };
-    let r = PacketSim::new(&topo, &flows, cfg)
+    let r = PacketSim::from_config(&topo, &flows, cfg)
         .unwrap()
         .run_to_completion(Time::from_ms(100))
         .unwrap();
@@ -482,7 +483,7 @@ fn extension_points_plug_in_and_int_is_echoed() {
         port_agent: PortAgentConfig::Int,
         ..dctcp_config(10)
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let seen = Rc::new(RefCell::new(Seen::default()));
     for f in 0..2 {
         sim.set_congestion_control(
@@ -540,7 +541,7 @@ fn two_udp_classes(qdisc: QdiscConfig) -> [u64; 2] {
         qdisc,
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_until(Time::from_ms(2)).unwrap();
     assert_conserved(&r);
     [r.flows[0].delivered, r.flows[1].delivered]
@@ -604,7 +605,7 @@ fn one_host_two_classes(host_nic: HostNic) -> [u64; 2] {
         host_nic,
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_until(Time::from_ms(1)).unwrap();
     assert_conserved(&r);
     [r.flows[0].delivered, r.flows[1].delivered]
@@ -645,7 +646,7 @@ fn red_with_dctcp_marks_and_a_missing_rate_is_a_build_error() {
         qdisc: QdiscConfig::Red(table(100)),
         ..dctcp_config(20)
     };
-    let e = PacketSim::new(&topo, &flows, cfg)
+    let e = PacketSim::from_config(&topo, &flows, cfg)
         .err()
         .unwrap()
         .to_string();
@@ -659,7 +660,7 @@ fn red_with_dctcp_marks_and_a_missing_rate_is_a_build_error() {
         qdisc: QdiscConfig::Red(table(10)),
         ..dctcp_config(20)
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_to_completion(Time::from_ms(50)).unwrap();
     assert!(r.complete);
     assert_conserved(&r);
@@ -770,7 +771,7 @@ fn rtt_spread_run(
     // RTOs are srtt + 4·rttvar, above the RTT, with the default 1 ms floor).
     cfg.tcp.initial_rto = Time::from_ms(10);
     cfg.tcp.sack = sack;
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(100)).unwrap();
     let b = sim.run_until(Time::from_ms(5100)).unwrap();
     assert_conserved(&b);
@@ -847,7 +848,7 @@ fn delayed_acks_halve_the_acks_and_keep_dctcp_fair() {
     let run = |delayed: bool| {
         let mut cfg = dctcp_config(20);
         cfg.tcp.delayed_ack = delayed;
-        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
         let a = sim.run_until(Time::from_ms(5)).unwrap();
         let b = sim.run_until(Time::from_ms(25)).unwrap();
         assert_conserved(&b);
@@ -895,7 +896,7 @@ fn a_lone_segment_is_acknowledged_after_the_delayed_ack_timeout() {
         };
         cfg.tcp.init_cwnd = 1;
         cfg.tcp.delayed_ack = delayed;
-        let r = PacketSim::new(&topo, &flows, cfg)
+        let r = PacketSim::from_config(&topo, &flows, cfg)
             .unwrap()
             .run_to_completion(Time::from_ms(10))
             .unwrap();
@@ -929,7 +930,7 @@ fn hpcc_flows_share_a_dumbbell_equally_with_a_short_queue() {
         port_agent: PortAgentConfig::Int,
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(1)).unwrap();
     let b = sim.run_until(Time::from_ms(3)).unwrap();
     assert_conserved(&b);
@@ -997,7 +998,7 @@ fn dcqcn_cuts_on_the_start_burst_then_recovers_fairly() {
          kmin = \"5KB\", kmax = \"200KB\", pmax = 0.01 }] }",
     )
     .unwrap();
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let mut snaps = vec![sim.run_until(Time::from_ms(2)).unwrap()];
     for ms in [5u64, 10, 20, 30] {
         snaps.push(sim.run_until(Time::from_ms(ms)).unwrap());
@@ -1048,14 +1049,14 @@ fn recorded_samples_match_line_rate_and_never_exceed_capacity() {
     let flows = pair_flows(2, LONG);
     let cfg = PacketConfig {
         transport: TransportKind::Udp,
-        record: Some(super::config::RecordConfig {
+        record: Some(crate::engine::packet::config::RecordConfig {
             interval: Time::from_us(10),
             flows: true,
-            queues: super::config::QueueRecord::Queued,
+            queues: crate::engine::packet::config::QueueRecord::Queued,
         }),
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     sim.run_until(Time::from_us(200)).unwrap();
     let fs = sim.flow_samples();
     assert_eq!(
@@ -1106,12 +1107,12 @@ fn a_single_reliable_flow_is_sampled_at_line_rate() {
     let flows = pair_flows(1, Bytes(10_000_000));
     let mut cfg = dctcp_config(60);
     cfg.tcp.init_cwnd = 100;
-    cfg.record = Some(super::config::RecordConfig {
+    cfg.record = Some(crate::engine::packet::config::RecordConfig {
         interval: Time::from_us(10),
         flows: true,
-        queues: super::config::QueueRecord::None,
+        queues: crate::engine::packet::config::QueueRecord::None,
     });
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_to_completion(Time::from_ms(10)).unwrap();
     assert!(r.complete);
     assert!(sim.queue_samples().is_empty());
@@ -1163,7 +1164,7 @@ fn scheduled_weight_changes_land_at_their_time() {
     }
     let topo = dumbbell_topo(1, 100, Bytes(1_000_000));
     let flows = pair_flows(1, LONG);
-    let mut sim = PacketSim::new(&topo, &flows, PacketConfig::default()).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, PacketConfig::default()).unwrap();
     let log = Rc::new(RefCell::new(Log::default()));
     sim.set_congestion_control(FlowId(0), Box::new(Probe(log.clone())))
         .unwrap();
@@ -1197,16 +1198,11 @@ fn scheduled_weight_changes_land_at_their_time() {
 /// A discipline that ignores the port's buffer: a bug the engine's invariant check catches.
 struct Unbounded(std::collections::VecDeque<PacketId>, u64);
 
-impl super::qdisc::Qdisc for Unbounded {
-    fn enqueue(
-        &mut self,
-        id: PacketId,
-        pool: &mut PacketPool,
-        _now: Time,
-    ) -> super::qdisc::Enqueued {
+impl Qdisc for Unbounded {
+    fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, _now: Time) -> Enqueued {
         self.1 += pool.get(id).wire as u64;
         self.0.push_back(id);
-        super::qdisc::Enqueued::Queued
+        Enqueued::Queued
     }
     fn dequeue(&mut self, pool: &mut PacketPool, _now: Time) -> Option<PacketId> {
         let id = self.0.pop_front()?;
@@ -1232,7 +1228,7 @@ fn a_broken_invariant_fails_the_run_but_keeps_the_records() {
         transport: TransportKind::Reno,
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     // Every port: whichever is the bottleneck overflows.
     for l in 0..topo.links().len() {
         sim.set_qdisc(LinkId(l as u32), Box::new(Unbounded(Default::default(), 0)))
@@ -1286,7 +1282,7 @@ fn run_with_losses(sack: bool, packets: u64, lost: &[u64]) -> PacketResults {
     };
     cfg.tcp.init_cwnd = 30;
     cfg.tcp.sack = sack;
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     sim.set_qdisc(
         LinkId(0),
         Box::new(DropSegments {
@@ -1368,7 +1364,7 @@ fn sack_runs_conserve_bytes_and_are_deterministic() {
             ..PacketConfig::default()
         };
         assert!(cfg.tcp.sack);
-        PacketSim::new(&topo, &flows, cfg)
+        PacketSim::from_config(&topo, &flows, cfg)
             .unwrap()
             .run_to_completion(Time::from_ms(500))
             .unwrap()
@@ -1456,12 +1452,12 @@ fn pfabric_short_flow_overtakes_a_long_one() {
     let topo = dumbbell_topo(2, 10, Bytes(360_000));
     let short = FlowSpec::new(NodeId(1), NodeId(3), Bytes(20_000), Time::from_us(200));
     let long = FlowSpec::new(NodeId(0), NodeId(2), Bytes(10_000_000), Time::ZERO);
-    let alone = PacketSim::new(&topo, std::slice::from_ref(&short), pfabric_config())
+    let alone = PacketSim::from_config(&topo, std::slice::from_ref(&short), pfabric_config())
         .unwrap()
         .run_to_completion(Time::from_ms(100))
         .unwrap();
     let ideal = alone.flows[0].fct.unwrap();
-    let r = PacketSim::new(&topo, &[long.clone(), short.clone()], pfabric_config())
+    let r = PacketSim::from_config(&topo, &[long.clone(), short.clone()], pfabric_config())
         .unwrap()
         .run_to_completion(Time::from_ms(100))
         .unwrap();
@@ -1469,7 +1465,7 @@ fn pfabric_short_flow_overtakes_a_long_one() {
     assert_conserved(&r);
     let fct = r.flows[1].fct.unwrap();
     // The same pair under DCTCP with drop-tail, for the record.
-    let d = PacketSim::new(&topo, &[long, short], dctcp_config(20))
+    let d = PacketSim::from_config(&topo, &[long, short], dctcp_config(20))
         .unwrap()
         .run_to_completion(Time::from_ms(100))
         .unwrap();
@@ -1502,7 +1498,7 @@ fn pfabric_drops_the_largest_remaining_under_overflow_and_all_flows_complete() {
         .enumerate()
         .map(|(i, &s)| FlowSpec::new(NodeId(i as u32), NodeId(4 + i as u32), Bytes(s), Time::ZERO))
         .collect();
-    let r = PacketSim::new(&topo, &flows, pfabric_config())
+    let r = PacketSim::from_config(&topo, &flows, pfabric_config())
         .unwrap()
         .run_to_completion(Time::from_ms(200))
         .unwrap();
@@ -1558,7 +1554,7 @@ fn rcp_flows_converge_to_the_fair_share_of_a_dumbbell() {
 /// Runs RCP (20 µs interval) on `flows` and asserts every flow's wire rate over 4–6 ms is
 /// within 5% of `share` (bit/s).
 fn assert_rcp_fair_share(topo: &Topology, flows: &[FlowSpec], share: f64, label: &str) {
-    let mut sim = PacketSim::new(topo, flows, rcp_config(20)).unwrap();
+    let mut sim = PacketSim::from_config(topo, flows, rcp_config(20)).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
     let b = sim.run_until(Time::from_ms(6)).unwrap();
     assert_conserved(&b);
@@ -1605,7 +1601,7 @@ fn rcp_reaches_max_min_on_a_parking_lot() {
         .iter()
         .map(|&p| FlowSpec::new(pairs[p].0, pairs[p].1, LONG, Time::ZERO))
         .collect();
-    let mut sim = PacketSim::new(&topo, &flows, rcp_config(20)).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, rcp_config(20)).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
     let b = sim.run_until(Time::from_ms(6)).unwrap();
     assert_conserved(&b);
@@ -1639,7 +1635,7 @@ fn rcp_reaches_max_min_on_a_parking_lot() {
 /// each receive twice what they can send. Returns the switch's peak shared occupancy, the
 /// two ports' largest queues and the drops at them.
 fn shared_buffer_incast(size: Bytes, alpha: Option<f64>) -> (u64, [u64; 2], u64) {
-    use super::config::SharedBufferConfig;
+    use crate::engine::packet::config::SharedBufferConfig;
     let topo = crate::topo::star(
         6,
         LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1_000_000)),
@@ -1654,7 +1650,7 @@ fn shared_buffer_incast(size: Bytes, alpha: Option<f64>) -> (u64, [u64; 2], u64)
         shared_buffer: Some(SharedBufferConfig { size, alpha }),
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let r = sim.run_to_completion(Time::from_ms(10)).unwrap();
     assert_conserved(&r);
     // Switch → host i is link 2i + 1.
@@ -1707,7 +1703,7 @@ fn dynamic_thresholds_split_the_shared_buffer() {
 
 #[test]
 fn a_shared_buffer_smaller_than_a_packet_or_a_bad_alpha_is_rejected() {
-    use super::config::SharedBufferConfig;
+    use crate::engine::packet::config::SharedBufferConfig;
     let topo = dumbbell_topo(1, 10, Bytes(100_000));
     let flows = pair_flows(1, Bytes(10_000));
     for (sb, field) in [
@@ -1730,7 +1726,7 @@ fn a_shared_buffer_smaller_than_a_packet_or_a_bad_alpha_is_rejected() {
             shared_buffer: Some(sb),
             ..PacketConfig::default()
         };
-        let err = PacketSim::new(&topo, &flows, cfg)
+        let err = PacketSim::from_config(&topo, &flows, cfg)
             .err()
             .unwrap()
             .to_string();
@@ -1763,7 +1759,7 @@ fn weighted_nic_splits_a_host_uplink_by_weight() {
             host_nic: nic,
             ..PacketConfig::default()
         };
-        let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
         let a = sim.run_until(Time::from_us(500)).unwrap();
         let b = sim.run_until(Time::from_us(1000)).unwrap();
         let dt = (b.now - a.now).as_secs_f64();

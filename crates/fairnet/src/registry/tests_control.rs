@@ -1,10 +1,9 @@
 //! Control packets in the shared engine: strict priority over data at every port, the
 //! per-port rate limit, reflection by the receiver, and conservation.
 
-use super::cc::{AckInfo, CongestionControl};
-use super::config::PacketConfig;
-use super::pkt::{CtrlArea, Packet};
-use super::sim::PacketSim;
+use super::{PacketConfig, PacketSim};
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
+use crate::engine::packet::pkt::{CtrlArea, Packet};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{dumbbell, LinkSpec};
 use crate::units::{Bytes, Rate, Time};
@@ -60,13 +59,13 @@ fn control_packets_bypass_a_full_data_queue() {
         .map(|i| FlowSpec::new(NodeId(i), NodeId(2 + i), Bytes(50_000_000), Time::ZERO))
         .collect();
     let cfg = PacketConfig {
-        control: super::config::ControlConfig {
+        control: crate::engine::packet::config::ControlConfig {
             rate: 1.0,
             ..Default::default()
         },
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let rtts = Rc::new(RefCell::new(Vec::new()));
     for (f, every) in [(0, 0), (1, Time::from_us(20).0)] {
         let cc = Pinger {
@@ -108,14 +107,14 @@ fn control_rate_limit_spaces_a_burst() {
         .map(|_| FlowSpec::new(NodeId(0), NodeId(1), Bytes(1_000_000_000), Time::ZERO))
         .collect();
     let cfg = PacketConfig {
-        control: super::config::ControlConfig {
+        control: crate::engine::packet::config::ControlConfig {
             rate: 0.01,
             burst: Bytes(256),
             ..Default::default()
         },
         ..PacketConfig::default()
     };
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let rtts = Rc::new(RefCell::new(Vec::new()));
     for f in 0..40 {
         let cc = Pinger {
@@ -146,15 +145,15 @@ struct PathLog {
     log: Rc<RefCell<Vec<(u32, u32, u8)>>>,
 }
 
-impl super::port::PortAgent for PathLog {
+impl crate::engine::packet::port::PortAgent for PathLog {
     fn on_dequeue(
         &mut self,
-        id: super::pkt::PacketId,
-        pool: &mut super::pkt::PacketPool,
-        port: &super::port::PortView,
+        id: crate::engine::packet::pkt::PacketId,
+        pool: &mut crate::engine::packet::pkt::PacketPool,
+        port: &crate::engine::packet::port::PortView,
     ) {
         let p = pool.get(id);
-        if p.kind == super::pkt::PacketKind::Control && pool.ctrl(id).seq == 1 {
+        if p.kind == crate::engine::packet::pkt::PacketKind::Control && pool.ctrl(id).seq == 1 {
             let what = u8::from(pool.ctrl(id).reflected);
             self.log.borrow_mut().push((p.flow.0, port.link.0, what));
         }
@@ -162,9 +161,9 @@ impl super::port::PortAgent for PathLog {
 
     fn on_reverse(
         &mut self,
-        id: super::pkt::PacketId,
-        pool: &mut super::pkt::PacketPool,
-        port: &super::port::PortView,
+        id: crate::engine::packet::pkt::PacketId,
+        pool: &mut crate::engine::packet::pkt::PacketPool,
+        port: &crate::engine::packet::port::PortView,
     ) {
         let p = pool.get(id);
         assert!(pool.ctrl(id).reflected, "only reflected packets come back");
@@ -193,13 +192,13 @@ fn control_paths(two_way: bool) -> (crate::topo::Topology, Vec<[Vec<u32>; 3]>) {
         .map(|i| FlowSpec::new(NodeId(i), NodeId(8 + i), Bytes(1_000_000), Time::ZERO))
         .collect();
     let mut cfg = PacketConfig {
-        transport: super::config::TransportKind::Sperc,
-        port_agent: super::port::PortAgentConfig::Sperc,
+        transport: super::TransportKind::Sperc,
+        port_agent: super::PortAgentConfig::Sperc,
         ..PacketConfig::default()
     };
     cfg.sperc.two_way = two_way;
     assert_eq!(cfg.two_way_control(), two_way);
-    let mut sim = PacketSim::new(&topo, &flows, cfg).unwrap();
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let log = Rc::new(RefCell::new(Vec::new()));
     for l in 0..topo.num_links() {
         let agent = PathLog { log: log.clone() };

@@ -12,8 +12,8 @@
 //! avoidance), reusing TCP's [`AimdWindow`]. Choices where the paper is silent: slow start
 //! until the first cut (TCP's start), loss and timeout as NewReno.
 
-use super::cc::{AckInfo, CongestionControl};
 use super::dctcp::AimdWindow;
+use crate::engine::packet::cc::{AckInfo, CongestionControl};
 use crate::error::{Error, Result};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -115,7 +115,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
-            rate: None,
+            word: 0,
         }
     }
 

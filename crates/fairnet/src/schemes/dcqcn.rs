@@ -27,7 +27,7 @@
 //! acknowledged bytes; rates are clamped to `[min_rate, line rate]`; flows start at line rate
 //! (as DCQCN does); loss and timeouts leave the rate alone (DCQCN runs over lossless PFC).
 
-use super::cc::{AckInfo, CcContext, CongestionControl};
+use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -249,7 +249,7 @@ mod tests {
             int: &[],
             rtt: None,
             in_recovery: false,
-            rate: None,
+            word: 0,
         }
     }
 

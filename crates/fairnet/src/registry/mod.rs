@@ -1,0 +1,192 @@
+//! The registry: the one place that maps the names a scenario uses to the schemes that
+//! implement them, and owns the static dispatch of the per-packet path.
+//!
+//! The packet engine is generic over a [`SchemeSet`]; [`Builtin`] is the set of every
+//! registered scheme — baselines from `crate::schemes`, the papers' parts from
+//! `crate::systems` — as enums ([`CcImpl`], [`QdiscImpl`], [`AgentImpl`]), each with a
+//! `Custom(Box<dyn …>)` variant for anything else. [`PacketSim`] is the engine on that set, and
+//! [`PacketConfig`] the scenario's `[engine]` table that chooses and parameterizes it.
+//!
+//! Adding a scheme: write its file (its type, its config with defaults citing their source,
+//! its tests), then here one variant of the enum of its kind, one arm of that enum's
+//! `dispatch!`, its name in [`PacketConfig`]'s choice (`TransportKind`, `QdiscConfig` or
+//! `PortAgentConfig`) and one arm in [`Builtin`]'s constructor. Nothing under
+//! `crate::engine` changes.
+
+pub mod agent;
+pub mod bench;
+pub mod cc;
+pub mod packet_config;
+pub mod qdisc;
+
+#[cfg(test)]
+mod tests_control;
+#[cfg(test)]
+mod tests_packet;
+
+pub use agent::{AgentImpl, PortAgentConfig};
+pub use cc::CcImpl;
+pub use packet_config::{PacketConfig, TcpConfig, TransportKind};
+pub use qdisc::{QdiscConfig, QdiscImpl};
+
+use crate::engine::packet::{CcContext, FlowPaths, PortInfo, SchemeSet, Transport};
+use crate::error::Result;
+use crate::ids::LinkId;
+use crate::schemes::cubic::Cubic;
+use crate::schemes::dcqcn::Dcqcn;
+use crate::schemes::dctcp::{Dctcp, Reno};
+use crate::schemes::delay_aimd::DelayAimd;
+use crate::schemes::hpcc::Hpcc;
+use crate::schemes::int::IntStamp;
+use crate::schemes::pfabric::Pfabric;
+use crate::schemes::rcp::{Rcp, RcpAgent};
+use crate::schemes::timely::Timely;
+use crate::systems::soze::{self, Soze};
+use crate::systems::sperc::packet::{SPercAgent, SPercSender};
+use crate::units::Rate;
+use crate::workload::FlowSpec;
+
+/// The packet engine on every registered scheme.
+pub type PacketSim = crate::engine::packet::PacketSim<Builtin>;
+
+/// Every registered scheme, chosen and parameterized by a [`PacketConfig`].
+pub struct Builtin {
+    cfg: PacketConfig,
+    /// Söze's `(α, β)` shared by every flow, derived in [`SchemeSet::prepare`].
+    soze_range: Option<(f64, f64)>,
+}
+
+impl Builtin {
+    /// The schemes `cfg` names (validated).
+    pub fn new(cfg: PacketConfig) -> Result<Builtin> {
+        cfg.validate()?;
+        Ok(Builtin {
+            cfg,
+            soze_range: None,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PacketConfig {
+        &self.cfg
+    }
+
+    /// Söze's `(α, β)` shared by every flow (bit/s per unit weight, Eq. 6: the configured
+    /// values or the defaults derived from the flows), if the transport is Söze.
+    pub fn soze_range(&self) -> Option<(f64, f64)> {
+        self.soze_range
+    }
+}
+
+impl PacketSim {
+    /// The packet engine on the schemes `cfg` names: validates `cfg`, then builds as
+    /// [`crate::engine::packet::PacketSim::new`].
+    pub fn from_config(
+        topo: &crate::topo::Topology,
+        flows: &[FlowSpec],
+        cfg: PacketConfig,
+    ) -> Result<PacketSim> {
+        let engine = cfg.engine();
+        crate::engine::packet::PacketSim::new(topo, flows, engine, Builtin::new(cfg)?)
+    }
+}
+
+impl SchemeSet for Builtin {
+    type Cc = CcImpl;
+    type Qdisc = QdiscImpl;
+    type Agent = AgentImpl;
+
+    fn prepare(&mut self, net: &FlowPaths<'_>) -> Result<()> {
+        if self.cfg.transport != TransportKind::Soze {
+            return Ok(());
+        }
+        // Söze §3.1.4: every flow shares one (α, β); by default derived from the flows.
+        let (topo, flows) = (net.topo, net.flows);
+        let max_nic = flows
+            .iter()
+            .map(|f| topo.link(topo.out_links(f.src)[0]).capacity)
+            .max()
+            .unwrap_or(Rate(1));
+        let min_weight = flows.iter().map(|f| f.weight).fold(f64::INFINITY, f64::min);
+        let mut load = vec![0.0f64; topo.num_links()];
+        for (i, f) in flows.iter().enumerate() {
+            for l in net.data_path(i) {
+                load[l.idx()] += f.weight;
+            }
+        }
+        let lowest = load
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w > 0.0)
+            .map(|(l, &w)| topo.link(LinkId(l as u32)).capacity.bps() / w)
+            .fold(f64::INFINITY, f64::min);
+        let (a, b) = soze::default_range(max_nic, min_weight, lowest);
+        self.soze_range = Some((
+            self.cfg.soze.alpha.map_or(a, |r| r.bps()),
+            self.cfg.soze.beta.map_or(b, |r| r.bps()),
+        ));
+        Ok(())
+    }
+
+    fn transport(
+        &self,
+        _index: usize,
+        flow: &FlowSpec,
+        ctx: &CcContext,
+    ) -> Result<Transport<CcImpl>> {
+        let cfg = &self.cfg;
+        let mss = ctx.mss;
+        let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
+        let cc = match cfg.transport {
+            TransportKind::Udp => {
+                return Ok(Transport::ConstantRate(
+                    cfg.udp_rate.unwrap_or(ctx.nic_rate),
+                ))
+            }
+            TransportKind::Dctcp => CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g)),
+            TransportKind::Reno => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
+            TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
+            TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),
+            TransportKind::Hpcc => CcImpl::Hpcc(Hpcc::new(&cfg.hpcc, ctx)),
+            TransportKind::Dcqcn => CcImpl::Dcqcn(Dcqcn::new(&cfg.dcqcn, ctx)),
+            TransportKind::Pfabric => CcImpl::Pfabric(Pfabric::new(mss, &cfg.pfabric)),
+            TransportKind::Rcp => CcImpl::Rcp(Rcp::new(mss)),
+            TransportKind::Timely => CcImpl::Timely(Timely::new(&cfg.timely, ctx)),
+            TransportKind::Sperc => {
+                CcImpl::Sperc(SPercSender::new(&cfg.sperc, ctx, flow.start, flow.size))
+            }
+            TransportKind::DelayAimd => {
+                CcImpl::DelayAimd(DelayAimd::new(mss, init_cwnd, &cfg.delay_aimd))
+            }
+            TransportKind::Soze => CcImpl::Soze(Soze::new(
+                &cfg.soze,
+                self.soze_range.unwrap_or((0.0, 0.0)),
+                ctx,
+                "packet config.soze",
+            )?),
+        };
+        Ok(Transport::Reliable(cc))
+    }
+
+    fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
+        self.cfg.qdisc.build(&port.queue)
+    }
+
+    fn port_agent(&self, port: &PortInfo) -> Result<Option<AgentImpl>> {
+        let rate = port.queue.rate;
+        Ok(match self.cfg.port_agent {
+            PortAgentConfig::None => None,
+            // INT is stamped by switches only, as in HPCC's ns-3 code (hosts add no record);
+            // with the host NIC stamping too, the 5 records ran out before the receiver's
+            // downlink on inter-pod fat-tree paths.
+            PortAgentConfig::Int if port.host_nic => None,
+            PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
+            PortAgentConfig::Rcp => Some(AgentImpl::Rcp(RcpAgent::new(&self.cfg.rcp, rate))),
+            PortAgentConfig::Sperc => Some(AgentImpl::Sperc(SPercAgent::new(
+                &self.cfg.sperc,
+                self.cfg.control.reserved(),
+                rate,
+            )?)),
+        })
+    }
+}

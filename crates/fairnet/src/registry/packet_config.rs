@@ -1,0 +1,476 @@
+//! The scenario's `[engine]` table for the packet engine (serde; unknown keys and names are
+//! errors): the engine's own fields ([`EngineConfig`]) flat beside the scheme choices
+//! (`transport`, `qdisc`, `port_agent`) and each scheme's parameter section, which the scheme
+//! defines in its own file.
+//!
+//! ```toml
+//! mtu = "1000B"            # payload bytes per packet
+//! header = "48B"
+//! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
+//! qdisc = { kind = "ecn", k = { packets = 15 } }
+//! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
+//! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
+//! routing = "ecmp"         # ecmp | host_pair | spray | first
+//! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
+//! seed = 1
+//! [tcp]
+//! init_cwnd = 10
+//! min_rto = "1ms"
+//! [soze]                   # transport = "soze" (crate::systems::soze::SozeConfig)
+//! p = "20us"
+//! k = "3us"
+//! m = 0.25
+//! [hpcc]                   # transport = "hpcc" (crate::schemes::hpcc::HpccConfig)
+//! eta = 0.95
+//! ```
+
+use super::qdisc::QdiscConfig;
+use super::PortAgentConfig;
+use crate::engine::packet::{
+    ControlConfig, EngineConfig, HostNic, QdelaySignal, RecordConfig, RoutingMode,
+    SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
+};
+use crate::error::{Error, Result};
+use crate::schemes::dcqcn::DcqcnConfig;
+use crate::schemes::delay_aimd::DelayAimdConfig;
+use crate::schemes::hpcc::HpccConfig;
+use crate::schemes::pfabric::PfabricConfig;
+use crate::schemes::rcp::RcpConfig;
+use crate::schemes::timely::TimelyConfig;
+use crate::systems::soze::SozeConfig;
+use crate::systems::sperc::packet::SPercPacketConfig;
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// Which transport every flow uses.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// Reliable sender with [`crate::schemes::dctcp::Dctcp`].
+    #[default]
+    Dctcp,
+    /// Reliable sender with [`crate::schemes::dctcp::Reno`], no ECN.
+    Reno,
+    /// Reliable sender with [`crate::schemes::dctcp::Reno`] reacting to ECN (RFC 3168).
+    RenoEcn,
+    /// Reliable sender with [`crate::schemes::cubic::Cubic`] (RFC 9438), no ECN.
+    Cubic,
+    /// the engine's constant-rate sender at [`PacketConfig::udp_rate`].
+    Udp,
+    /// Reliable sender with Söze ([`crate::systems::soze::Soze`], [`PacketConfig::soze`]).
+    Soze,
+    /// Reliable sender with HPCC ([`crate::schemes::hpcc::Hpcc`], [`PacketConfig::hpcc`]); needs
+    /// `port_agent = "int"`.
+    Hpcc,
+    /// Reliable sender with Söze §5.3.1's queueing-delay AIMD
+    /// ([`crate::schemes::delay_aimd::DelayAimd`], [`PacketConfig::delay_aimd`]), for use with WRR.
+    DelayAimd,
+    /// DCQCN's reaction point ([`crate::schemes::dcqcn::Dcqcn`], [`PacketConfig::dcqcn`]), with ECN
+    /// marking (RED) at the switches.
+    Dcqcn,
+    /// pFabric's minimal host transport ([`crate::schemes::pfabric::Pfabric`],
+    /// [`PacketConfig::pfabric`]: large initial window, fixed small RTO, probe mode), for use
+    /// with `qdisc = { kind = "pfabric" }`.
+    Pfabric,
+    /// RCP's sender ([`crate::schemes::rcp::Rcp`]): paces at the rate the routers stamp; needs
+    /// `port_agent = "rcp"` ([`PacketConfig::rcp`]).
+    Rcp,
+    /// TIMELY's RTT-gradient rate control ([`crate::schemes::timely::Timely`],
+    /// [`PacketConfig::timely`]).
+    Timely,
+    /// s-PERC*'s sender ([`crate::systems::sperc::packet::SPercSender`]): one control packet
+    /// per flow in flight, paces at the rate it returns; needs `port_agent = "sperc"`
+    /// ([`PacketConfig::sperc`], [`PacketConfig::control`]).
+    Sperc,
+}
+
+/// Parameters of the reliable transport and its congestion control.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Initial window in packets (default 10, RFC 6928).
+    pub init_cwnd: u32,
+    /// Minimum retransmission timeout (default 1 ms: a choice for datacenter RTTs of a few
+    /// microseconds, where Linux's 200 ms would dominate every FCT with a timeout).
+    pub min_rto: Time,
+    /// Timeout before the first RTT sample (default 1 ms; RFC 6298's 1 s is for the WAN).
+    pub initial_rto: Time,
+    /// Maximum timeout, bounding the backoff (default 1 s).
+    pub max_rto: Time,
+    /// DCTCP's gain `g` (default 1/16, DCTCP §3.4).
+    pub dctcp_g: f64,
+    /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): the receiver acknowledges every second
+    /// in-order full segment, or the first one after [`TcpConfig::delayed_ack_timeout`];
+    /// out-of-order data, data filling a hole and the last byte of a flow are acknowledged at
+    /// once. With ECN, the ECE echo follows DCTCP's two-state machine (Alizadeh et al.,
+    /// SIGCOMM 2010, §3.1 and Fig. 10): when the CE state of arriving packets changes, the
+    /// pending packets are acknowledged at once with the old state. Default off (one ACK per
+    /// packet).
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout (default 100 µs: RFC 1122 allows up to 500 ms and Linux uses 40 ms
+    /// at least, both for WAN RTTs; here it stays well below the 1 ms `min_rto`, so a delayed
+    /// ACK never causes a spurious timeout).
+    pub delayed_ack_timeout: Time,
+    /// SACK (RFC 2018 blocks on ACKs, up to 3 with the timestamp option) with RFC 6675's
+    /// conservative loss recovery at the sender; `false`: NewReno (RFC 6582). Default on, as
+    /// Linux (`net.ipv4.tcp_sack = 1`) for every TCP-family transport (dctcp, reno, reno_ecn,
+    /// cubic, soze, hpcc, delay_aimd, dcqcn, timely); UDP ignores it.
+    pub sack: bool,
+    /// Pacing credit of paced senders: a packet that leaves later than its release time (its
+    /// host's NIC was busy with another flow's packet) lets the next one go up to this many
+    /// bytes' worth of time sooner, so a flow sharing its NIC still averages its pacing rate.
+    /// Default 0 B: none (the next release is one packet time after the actual departure).
+    pub pacing_burst: Bytes,
+}
+
+impl Default for TcpConfig {
+    fn default() -> TcpConfig {
+        TcpConfig {
+            init_cwnd: 10,
+            min_rto: Time::from_ms(1),
+            initial_rto: Time::from_ms(1),
+            max_rto: Time::from_ms(1000),
+            dctcp_g: crate::schemes::dctcp::DCTCP_G,
+            delayed_ack: false,
+            delayed_ack_timeout: Time::from_us(100),
+            sack: true,
+            pacing_burst: Bytes(0),
+        }
+    }
+}
+
+/// Configuration of a packet-level run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PacketConfig {
+    /// Payload bytes per full packet (the MSS).
+    pub mtu: Bytes,
+    /// Header bytes per packet; an ACK is a bare header.
+    pub header: Bytes,
+    /// Transport of every flow.
+    pub transport: TransportKind,
+    /// Reliable-transport parameters.
+    pub tcp: TcpConfig,
+    /// Rate of UDP flows (default: the sender's NIC line rate).
+    pub udp_rate: Option<Rate>,
+    /// Queueing discipline of every port (host NICs included).
+    pub qdisc: QdiscConfig,
+    /// Agent of every port.
+    pub port_agent: PortAgentConfig,
+    /// Equal-cost path choice.
+    pub routing: RoutingMode,
+    /// Seed of the ECMP hashes (and of any randomness later schemes add).
+    pub seed: u64,
+    /// Time constant of a low-pass filter applied to each port's queueing-delay samples before
+    /// they enter the packets' `max_qdelay` (Söze §4: the Tofino LPF in "sample" mode, "the
+    /// smoothed queueing delay over 10 µs"). `None` (default): each packet's own delay.
+    pub qdelay_lpf: Option<Time>,
+    /// What each port reports as its queueing delay (default: the packet's sojourn time).
+    pub qdelay_signal: QdelaySignal,
+    /// How host NICs take data packets from their flows (default: pull, round robin).
+    pub host_nic: HostNic,
+    /// ACKs wait in a FIFO of their own at every port and are sent ahead of the queueing
+    /// discipline's packets (HPCC's ns-3 simulator, which Söze's builds on, puts ACKs in the
+    /// highest-priority queue), so feedback does not wait behind reverse-path data. Default
+    /// off (ACKs share the port's queueing discipline); not in the queue statistics.
+    pub ack_first: bool,
+    /// Söze's parameters (used with `transport = "soze"`).
+    pub soze: SozeConfig,
+    /// HPCC's parameters (used with `transport = "hpcc"`).
+    pub hpcc: HpccConfig,
+    /// The queueing-delay AIMD's parameters (used with `transport = "delay_aimd"`).
+    pub delay_aimd: DelayAimdConfig,
+    /// DCQCN's parameters (used with `transport = "dcqcn"`).
+    pub dcqcn: DcqcnConfig,
+    /// Time series to record (default none).
+    pub record: Option<RecordConfig>,
+    /// pFabric's host parameters (used with `transport = "pfabric"`; they replace
+    /// `tcp.init_cwnd` and the RTO settings).
+    pub pfabric: PfabricConfig,
+    /// RCP's router parameters (used with `port_agent = "rcp"`).
+    pub rcp: RcpConfig,
+    /// TIMELY's parameters (used with `transport = "timely"`).
+    pub timely: TimelyConfig,
+    /// Control packets: size, priority queue, rate limit (used by `transport = "sperc"`).
+    pub control: ControlConfig,
+    /// s-PERC*'s parameters (used with `transport = "sperc"` and `port_agent = "sperc"`).
+    pub sperc: SPercPacketConfig,
+    /// A buffer shared by the egress ports of each switch, on top of each port's own limit
+    /// (the link's `buffer`). Default none: ports have only their own buffers.
+    pub shared_buffer: Option<SharedBufferConfig>,
+}
+
+impl Default for PacketConfig {
+    fn default() -> PacketConfig {
+        PacketConfig {
+            mtu: DEFAULT_MTU,
+            header: DEFAULT_HEADER,
+            transport: TransportKind::Dctcp,
+            tcp: TcpConfig::default(),
+            udp_rate: None,
+            qdisc: QdiscConfig::DropTail,
+            port_agent: PortAgentConfig::None,
+            routing: RoutingMode::Ecmp,
+            seed: 0,
+            qdelay_lpf: None,
+            qdelay_signal: QdelaySignal::Sojourn,
+            host_nic: HostNic::Pull,
+            ack_first: false,
+            soze: SozeConfig::default(),
+            hpcc: HpccConfig::default(),
+            delay_aimd: DelayAimdConfig::default(),
+            dcqcn: DcqcnConfig::default(),
+            record: None,
+            pfabric: PfabricConfig::default(),
+            rcp: RcpConfig::default(),
+            shared_buffer: None,
+            timely: TimelyConfig::default(),
+            control: ControlConfig::default(),
+            sperc: SPercPacketConfig::default(),
+        }
+    }
+}
+
+impl PacketConfig {
+    /// Parses a TOML table; errors name the problem (`packet config: unknown variant ...`).
+    pub fn from_toml_str(s: &str) -> Result<PacketConfig> {
+        let c: PacketConfig = toml::from_str(s).map_err(|e| {
+            // One line (the CLI prints errors on one line): the position, then the message.
+            let at = match e.span() {
+                Some(span) => {
+                    let before = &s[..span.start.min(s.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("packet config (line {line}, column {col})")
+                }
+                None => "packet config".to_string(),
+            };
+            Error::invalid(at, e.message().trim())
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Parses JSON; errors as [`PacketConfig::from_toml_str`].
+    pub fn from_json_str(s: &str) -> Result<PacketConfig> {
+        let c: PacketConfig =
+            serde_json::from_str(s).map_err(|e| Error::invalid("packet config", e.to_string()))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Wire size of a full data packet.
+    pub fn mtu_wire(&self) -> Bytes {
+        Bytes(self.mtu.0 + self.header.0)
+    }
+
+    /// Whether reflected control packets are updated on their way back (s-PERC §2
+    /// assumption 6; `[sperc] two_way` with `port_agent = "sperc"`): the engine's
+    /// [`EngineConfig::two_way_control`].
+    pub fn two_way_control(&self) -> bool {
+        self.port_agent == PortAgentConfig::Sperc && self.sperc.two_way
+    }
+
+    /// The engine's own fields. pFabric's host transport has a fixed RTO without backoff
+    /// (pFabric §4.3, s-PERC Table 6), so with `transport = "pfabric"` its `rto` replaces the
+    /// `tcp` timeouts.
+    pub fn engine(&self) -> EngineConfig {
+        let t = &self.tcp;
+        let (min_rto, initial_rto, max_rto) = if self.transport == TransportKind::Pfabric {
+            let rto = self.pfabric.rto;
+            (rto, rto, rto)
+        } else {
+            (t.min_rto, t.initial_rto, t.max_rto)
+        };
+        EngineConfig {
+            mtu: self.mtu,
+            header: self.header,
+            min_rto,
+            initial_rto,
+            max_rto,
+            sack: t.sack,
+            pacing_burst: t.pacing_burst,
+            delayed_ack: t.delayed_ack,
+            delayed_ack_timeout: t.delayed_ack_timeout,
+            routing: self.routing,
+            seed: self.seed,
+            qdelay_lpf: self.qdelay_lpf,
+            qdelay_signal: self.qdelay_signal,
+            host_nic: self.host_nic,
+            ack_first: self.ack_first,
+            record: self.record,
+            control: self.control,
+            shared_buffer: self.shared_buffer,
+            two_way_control: self.two_way_control(),
+        }
+    }
+
+    /// Checks value ranges; errors name the field (`packet config.tcp.init_cwnd`).
+    pub fn validate(&self) -> Result<()> {
+        let at = |f: &str| format!("packet config.{f}");
+        if self.two_way_control() && self.routing == RoutingMode::Spray {
+            return Err(Error::invalid(
+                at("sperc.two_way"),
+                "two-way control updates send reflected control packets back along the \
+                 reversed data path, which spraying does not have: use routing = \"ecmp\", \
+                 \"host_pair\" or \"first\", or set two_way = false",
+            ));
+        }
+        // The engine's own fields, with the user's timeouts (not pFabric's replacement).
+        EngineConfig {
+            min_rto: self.tcp.min_rto,
+            initial_rto: self.tcp.initial_rto,
+            max_rto: self.tcp.max_rto,
+            ..self.engine()
+        }
+        .validate("packet config")?;
+        let t = &self.tcp;
+        if t.init_cwnd == 0 {
+            return Err(Error::invalid(
+                at("tcp.init_cwnd"),
+                "must be at least 1 packet",
+            ));
+        }
+        if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
+            return Err(Error::invalid(
+                at("tcp.dctcp_g"),
+                format!("must be in (0, 1], got {}", t.dctcp_g),
+            ));
+        }
+        if self.udp_rate == Some(Rate(0)) {
+            return Err(Error::invalid(at("udp_rate"), "must be positive"));
+        }
+        self.qdisc.validate()?;
+        self.soze.validate(&at("soze"))?;
+        self.hpcc.validate(&at("hpcc"))?;
+        self.delay_aimd.validate(&at("delay_aimd"))?;
+        self.dcqcn.validate(&at("dcqcn"))?;
+        self.pfabric.validate(&at("pfabric"))?;
+        self.rcp.validate(&at("rcp"))?;
+        self.timely.validate(&at("timely"))?;
+        self.sperc.validate(&at("sperc"))?;
+        if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
+            ));
+        }
+        if self.transport == TransportKind::Sperc {
+            self.sperc
+                .check_qdisc(&self.qdisc, &at("sperc.short_flows"))?;
+        }
+        if self.port_agent == PortAgentConfig::Sperc
+            && self.sperc.headroom + self.control.reserved() >= 1.0
+        {
+            return Err(Error::invalid(
+                at("sperc.headroom"),
+                format!(
+                    "headroom {} plus control.rate {} leave no capacity",
+                    self.sperc.headroom, self.control.rate
+                ),
+            ));
+        }
+        if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"rcp\" paces at the routers' rate: set port_agent = \"rcp\"",
+            ));
+        }
+        if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
+            return Err(Error::invalid(
+                at("port_agent"),
+                "transport \"hpcc\" reads per-hop INT records: set port_agent = \"int\"",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schemes::fifo::EcnThreshold;
+
+    #[test]
+    fn parses_toml_with_defaults_and_names() {
+        let c = PacketConfig::from_toml_str(
+            "mtu = \"1500B\"\ntransport = \"dctcp\"\nqdisc = { kind = \"ecn\", k = { packets = 15 } }\nseed = 3\n[tcp]\nmin_rto = \"200us\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.mtu, Bytes(1500));
+        assert_eq!(c.header, DEFAULT_HEADER);
+        assert_eq!(
+            c.qdisc,
+            QdiscConfig::Ecn {
+                k: EcnThreshold::Packets(15)
+            }
+        );
+        assert_eq!(c.tcp.min_rto, Time::from_us(200));
+        assert_eq!(c.tcp.init_cwnd, 10);
+        assert_eq!(c.seed, 3);
+        assert!(!c.tcp.delayed_ack, "one ACK per packet by default");
+        assert!(c.tcp.sack, "SACK on by default, as Linux");
+        let c = PacketConfig::from_toml_str("[tcp]\nsack = false\n").unwrap();
+        assert!(!c.tcp.sack);
+        let c = PacketConfig::from_toml_str(
+            "transport = \"pfabric\"\nqdisc = { kind = \"pfabric\" }\n[pfabric]\nrto = \"30us\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.transport, TransportKind::Pfabric);
+        assert_eq!(c.qdisc, QdiscConfig::Pfabric);
+        assert_eq!(c.pfabric.rto, Time::from_us(30));
+        assert_eq!(c.pfabric.init_cwnd, 120, "s-PERC Table 6");
+        let e = PacketConfig::from_toml_str("[pfabric]\ninit_cwnd = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.pfabric.init_cwnd: must be at least 1 packet"
+        );
+        let e = PacketConfig::from_toml_str("[pfabric]\nprobe_after = 0\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("packet config.pfabric.probe_after:"),
+            "{e}"
+        );
+        let c = PacketConfig::from_toml_str(
+            "[tcp]\ndelayed_ack = true\ndelayed_ack_timeout = \"50us\"\n",
+        )
+        .unwrap();
+        assert!(c.tcp.delayed_ack);
+        assert_eq!(c.tcp.delayed_ack_timeout, Time::from_us(50));
+        let e = PacketConfig::from_toml_str("[tcp]\ndelayed_ack_timeout = \"0us\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.tcp.delayed_ack_timeout: must be positive"
+        );
+    }
+
+    #[test]
+    fn unknown_names_and_bad_values_are_errors() {
+        let e = PacketConfig::from_toml_str("transport = \"bbr\"").unwrap_err();
+        let s = e.to_string();
+        assert_eq!(
+            s,
+            "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
+             `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
+             `pfabric`, `rcp`, `timely`, `sperc`"
+        );
+        assert!(s.contains("unknown variant `bbr`"), "{s}");
+        let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();
+        assert_eq!(c.transport, TransportKind::Cubic);
+        assert!(s.contains("dctcp"), "lists the known names: {s}");
+        let e = PacketConfig::from_toml_str("qdisc = { kind = \"wred\" }").unwrap_err();
+        assert!(e.to_string().contains("unknown variant `wred`"), "{e}");
+        let e = PacketConfig::from_toml_str("mtu_bytes = 9000").unwrap_err();
+        assert!(e.to_string().contains("unknown field `mtu_bytes`"), "{e}");
+        let e = PacketConfig::from_json_str("{\"tcp\": {\"init_cwnd\": 0}}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "packet config.tcp.init_cwnd: must be at least 1 packet"
+        );
+        let e = PacketConfig::from_toml_str("qdisc = { kind = \"ecn\", k = { packets = 0 } }")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("packet config.qdisc.k:"), "{e}");
+    }
+}
