@@ -19,7 +19,8 @@
 //! largest possible RTT; `mean-rtt` as the `sperc-fig6` entry; see `engine::rounds::LinkTimer`).
 
 use fairnet::engine::rounds::{random_matrix, DelayModel, LinkTimer, RandomMatrix, RoundsOutcome};
-use fairnet::systems::sperc::{run_rounds, Algorithm, RoundsSpec};
+use fairnet::registry::rounds::run_rounds;
+use fairnet::systems::sperc::{Algorithm, RoundsSpec};
 use fairnet::units::Rate;
 use fairnet::units::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -18,6 +18,7 @@ pub mod bench;
 pub mod cc;
 pub mod packet_config;
 pub mod qdisc;
+pub mod rounds;
 
 #[cfg(test)]
 mod tests_control;

@@ -1023,6 +1023,3 @@ pub fn replay<A: LinkAlgorithm>(
         observe(&before, f as u32, k, &hops[ptr[f]..ptr[f + 1]]);
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -15,7 +15,7 @@
 //!
 //! plus approximate division by lookup table ([`division`], §7.1 "Division in hardware",
 //! §8.1.2 table sizes 20/80/320 KB), a serde configuration ([`RoundsSpec`], the scenario's
-//! `[engine]` with `kind = "rounds"`) and [`run_rounds`] which picks the algorithm. The random
+//! `[engine]` with `kind = "rounds"`; the registry's `crate::registry::rounds::run_rounds` picks the algorithm it names). The random
 //! routing matrices of Fig. 6 are [`crate::engine::rounds::random_matrix`]. SL \[46\], the fourth
 //! algorithm of Fig. 6, is not implemented.
 //!
@@ -89,10 +89,7 @@ pub use algorithms::{
 };
 pub use division::{Divider, LookupDivision};
 
-use crate::alloc::Problem;
-use crate::engine::rounds::{
-    simulate, DelayModel, Departure, LinkTimer, RoundsConfig, RoundsOutcome,
-};
+use crate::engine::rounds::{DelayModel, Departure, LinkTimer, RoundsConfig};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
@@ -267,19 +264,8 @@ impl RoundsSpec {
     }
 }
 
-/// Runs the configured algorithm on `p` in the rounds engine.
-pub fn run_rounds(p: &Problem, spec: &RoundsSpec, seed: u64) -> Result<RoundsOutcome> {
-    spec.validate(p.num_flows())?;
-    let cfg = spec.engine_config(seed);
-    let div = Divider::new(spec.division_table.map(|b| b.0))?;
-    match spec.algorithm {
-        Algorithm::Fair => simulate(p, &Fair { div }, &cfg),
-        Algorithm::NPerc => simulate(p, &NPerc { div }, &cfg),
-        Algorithm::SPerc => simulate(p, &SPerc { div }, &cfg),
-        Algorithm::SPercStar => simulate(p, &SPercStar { div }, &cfg),
-    }
-}
-
+#[cfg(test)]
+mod rounds_engine_tests;
 #[cfg(test)]
 mod tests;
 

@@ -1,8 +1,9 @@
 //! s-PERC worked examples (Tables 2–4) and the convergence claims of §3 and §8.1.
 
 use super::*;
-use crate::alloc::ProblemInput;
+use crate::alloc::{Problem, ProblemInput};
 use crate::engine::rounds::{random_matrix, replay, RandomMatrix};
+use crate::registry::rounds::run_rounds;
 
 const INF: f64 = f64::INFINITY;
 

@@ -1,8 +1,11 @@
-//! The rounds engine: determinism, options, errors. The algorithms' own tests are in
-//! `systems::sperc`.
+//! The rounds engine driven by s-PERC's link algorithms: determinism, the delay models,
+//! options and errors (moved here so that the engine names no algorithm). The algorithms' own
+//! tests are in `tests.rs`.
 
-use super::*;
-use crate::systems::sperc::{Divider, NPerc, SPerc, SPercStar};
+use super::{Divider, NPerc, SPerc, SPercStar};
+use crate::alloc::{Problem, ProblemInput};
+use crate::engine::rounds::*;
+use crate::units::Time;
 
 fn sparse(seed: u64) -> Problem {
     random_matrix(&RandomMatrix::new(100, 300, 5), seed).unwrap()
