@@ -445,6 +445,9 @@ impl CongestionControl for FixedWindow {
 #[derive(Default)]
 struct CountingShim {
     out: Rc<RefCell<(u64, u64)>>,
+    /// `(flow, weight)` of every flow start and weight change the shim was told of.
+    starts: Rc<RefCell<Vec<(u32, f64)>>>,
+    weights: Rc<RefCell<Vec<(u32, f64)>>>,
 }
 
 impl HostShim for CountingShim {
@@ -455,6 +458,12 @@ impl HostShim for CountingShim {
         // WVCC-style: rewrite the window of incoming ACKs.
         pkt.window = 12_345;
         self.out.borrow_mut().1 += 1;
+    }
+    fn on_flow_start(&mut self, flow: FlowId, spec: &FlowSpec, _now: Time) {
+        self.starts.borrow_mut().push((flow.0, spec.weight));
+    }
+    fn on_weight(&mut self, flow: FlowId, weight: f64) {
+        self.weights.borrow_mut().push((flow.0, weight));
     }
 }
 
@@ -474,8 +483,9 @@ fn extension_points_plug_in_and_int_is_echoed() {
     // INT stamping and ECN at K = 10: the queue builds (two windows > BDP), so ACKs echo a
     // positive max queueing delay, CE marks, and one INT record per switch egress (2 of the 3
     // hops: host NICs do not stamp).
-    // A shim on host 0 sees its data out and its ACKs in; an agent on the bottleneck counts
-    // every packet it sends.
+    // A shim on host 0 sees its data out and its ACKs in, its one flow's start (with the
+    // weight set before it) and weight change, and nothing of host 1's flow; an agent on the
+    // bottleneck counts every packet it sends.
     let topo = dumbbell_topo(2, 10, Bytes(200 * 1048));
     let mut flows = pair_flows(2, Bytes(2_000_000));
     flows[0].weight = 3.0;
@@ -497,12 +507,16 @@ fn extension_points_plug_in_and_int_is_echoed() {
     }
     let shim = CountingShim::default();
     let shim_counts = shim.out.clone();
+    let (shim_starts, shim_weights) = (shim.starts.clone(), shim.weights.clone());
     sim.set_host_shim(NodeId(0), Box::new(shim)).unwrap();
     let hops = Rc::new(RefCell::new(0));
     sim.set_port_agent(LinkId(0), Box::new(CountingAgent(hops.clone())))
         .unwrap();
+    sim.set_weight(FlowId(0), 3.5).unwrap();
     sim.set_weight(FlowId(1), 2.0).unwrap();
     let r = sim.run_to_completion(Time::from_ms(50)).unwrap();
+    assert_eq!(*shim_starts.borrow(), vec![(0, 3.5)]);
+    assert_eq!(*shim_weights.borrow(), vec![(0, 3.5)]);
     assert!(r.complete);
     assert_conserved(&r);
     let s = seen.borrow();

@@ -16,6 +16,7 @@
 use super::pkt::Packet;
 use crate::ids::FlowId;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -37,6 +38,12 @@ pub trait HostShim {
     fn earliest_send(&mut self, _flow: FlowId, _wire: u32, now: Time) -> Time {
         now
     }
+    /// A flow sent from this host starts, with its spec (endpoints, size, weight, tag) as the
+    /// engine holds it then. Default: nothing.
+    fn on_flow_start(&mut self, _flow: FlowId, _spec: &FlowSpec, _now: Time) {}
+    /// The weight of a flow sent from this host changed ([`super::PacketSim::set_weight`]).
+    /// Default: nothing.
+    fn on_weight(&mut self, _flow: FlowId, _weight: f64) {}
 }
 
 /// One host (engine-internal).

@@ -7,10 +7,11 @@
 //! and a set of boxed trait objects serves anything else. The engine never names a scheme.
 
 use super::cc::{CcContext, CongestionControl};
+use super::host::HostShim;
 use super::port::PortAgent;
 use super::qdisc::{Qdisc, QdiscParams};
 use crate::error::Result;
-use crate::ids::LinkId;
+use crate::ids::{LinkId, NodeId};
 use crate::topo::Topology;
 use crate::units::Rate;
 use crate::workload::FlowSpec;
@@ -80,4 +81,9 @@ pub trait SchemeSet {
     fn qdisc(&self, port: &PortInfo) -> Result<Self::Qdisc>;
     /// The port agent of a port, if any; errors name the link.
     fn port_agent(&self, port: &PortInfo) -> Result<Option<Self::Agent>>;
+    /// The hypervisor shim of host `node`, if any (boxed: a shim acts per packet at the
+    /// host only); errors name the node. Default: none.
+    fn host_shim(&self, _node: NodeId) -> Result<Option<Box<dyn HostShim>>> {
+        Ok(None)
+    }
 }

@@ -87,6 +87,10 @@ pub struct TcpSender<C> {
     in_recovery: bool,
     recover: u64,
     inflation: u64,
+    /// The receiver's advertised window from the latest ACK (bytes; `u64::MAX` until an ACK
+    /// says otherwise): RFC 5681 §3 limits data in flight to `min(cwnd, rwnd)`. Hypervisor
+    /// shims that impose a window on an unmodified guest transport rewrite it.
+    rwnd: u64,
     retx_pending: Option<u64>,
     /// RFC 6675 state (used only with [`TcpParams::sack`]).
     sb: Scoreboard,
@@ -124,6 +128,7 @@ impl<C: CongestionControl> TcpSender<C> {
             in_recovery: false,
             recover: 0,
             inflation: 0,
+            rwnd: u64::MAX,
             retx_pending: None,
             sb: Scoreboard::default(),
             srtt: None,
@@ -206,7 +211,8 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         if self.sack_recovery() {
             // RFC 6675 §5 step (C): send while cwnd − pipe ≥ 1 SMSS and NextSeg() has one.
-            return self.sb.pipe + self.p.mss <= self.cc.cwnd() && self.sack_next().is_some();
+            let window = self.cc.cwnd().min(self.rwnd);
+            return self.sb.pipe + self.p.mss <= window && self.sack_next().is_some();
         }
         if self.snd_nxt >= self.size {
             return false;
@@ -214,8 +220,9 @@ impl<C: CongestionControl> TcpSender<C> {
         let seg = (self.size - self.snd_nxt).min(self.p.mss);
         let flight = self.snd_nxt - self.snd_una;
         // With nothing in flight one segment may always go: a window below one MSS must not
-        // stall the flow.
-        flight == 0 || flight + seg <= self.cc.cwnd().saturating_add(self.inflation)
+        // stall the flow (nor a zero receive window: the segment doubles as its probe).
+        let window = self.cc.cwnd().saturating_add(self.inflation).min(self.rwnd);
+        flight == 0 || flight + seg <= window
     }
 
     /// Whether a segment can be sent at `now`.
@@ -328,6 +335,11 @@ impl<C: CongestionControl> TcpSender<C> {
     pub fn on_ack(&mut self, ack: &Packet, int: &[IntHop], sack: &[SackBlock], now: Time) {
         let cum = ack.seq.min(self.size);
         let mss = self.p.mss;
+        if cum >= self.snd_una {
+            // RFC 793 §3.7: the window of the newest acknowledgement (a stale, reordered ACK
+            // below snd_una does not move it).
+            self.rwnd = ack.window;
+        }
         // RFC 6675 §4 Update(); an ACK SACKing new data counts as a duplicate (§2).
         let sack_new = self.p.sack
             && (!sack.is_empty() || !self.sb.is_empty())
@@ -621,6 +633,39 @@ mod tests {
             cwnd: init_cwnd,
         };
         TcpSender::new(Bytes(size), params(), cc)
+    }
+
+    #[test]
+    fn the_receive_window_caps_data_in_flight_below_the_congestion_window() {
+        // cwnd 10 segments, but the first ACK advertises a 3,000-byte window (as a hypervisor
+        // shim rewriting it would): after it, at most 3 segments may be in flight (RFC 5681
+        // §3: min(cwnd, rwnd)); an ACK advertising no limit again opens the full window.
+        let t = Time::ZERO;
+        let mut s = sender(100_000, 10_000);
+        for _ in 0..10 {
+            s.next_segment(t);
+        }
+        assert_eq!(
+            s.state(t),
+            SendState::Blocked,
+            "cwnd of 10 segments is full"
+        );
+        let mut a = ack(1000, t);
+        a.window = 3000;
+        s.on_ack(&a, &[], &[], Time::from_us(10));
+        // 9 segments in flight, above the 3,000-byte window: nothing may go.
+        assert_eq!(s.state(t), SendState::Blocked);
+        let mut a = ack(8000, t);
+        a.window = 3000;
+        s.on_ack(&a, &[], &[], Time::from_us(20));
+        // 2 in flight, the window allows 3: one more, then blocked at 3,000 bytes in flight.
+        assert_eq!(s.state(t), SendState::Ready);
+        s.next_segment(t);
+        assert_eq!(s.state(t), SendState::Blocked);
+        assert_eq!(s.snd_nxt() - s.snd_una(), 3000);
+        s.on_ack(&ack(9000, t), &[], &[], Time::from_us(30));
+        // Window lifted (u64::MAX): cwnd (now 18 segments) governs again.
+        assert_eq!(s.state(t), SendState::Ready);
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 active: VecDeque::new(),
                 sleeping: BinaryHeap::new(),
                 wake_at: u64::MAX,
-                shim: None,
+                shim: schemes.host_shim(h)?,
                 fifo: VecDeque::new(),
                 fifo_bytes: 0,
                 vtime: 0.0,

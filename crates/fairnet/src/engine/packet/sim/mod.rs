@@ -360,6 +360,9 @@ impl<S: SchemeSet> PacketSim<S> {
             s.cc.on_weight(weight);
         }
         let priority = f.spec.priority;
+        if let Some(shim) = self.hosts[f.host as usize].shim.as_mut() {
+            shim.on_weight(flow, weight);
+        }
         for p in &mut self.ports {
             p.qdisc.on_flow_weight(flow, priority, weight);
         }

@@ -100,7 +100,11 @@ impl<S: SchemeSet> PacketSim<S> {
                 }
             }
             Event::FlowStart(f) => {
-                self.flows[f as usize].started = true;
+                let fl = &mut self.flows[f as usize];
+                fl.started = true;
+                if let Some(shim) = self.hosts[fl.host as usize].shim.as_mut() {
+                    shim.on_flow_start(FlowId(f), &fl.spec, Time(now));
+                }
                 self.sync_ctrl(f);
                 self.activate(now, f);
             }
