@@ -16,7 +16,7 @@ process offering the load on the hosts' links, between random distinct hosts, si
 ``GoogleRPC2008.txt`` (the scenario workload ``poisson``, ``cdf = "googlerpc"``). One ECMP path
 per flow. The three schemes on the same flows (same seed):
 
-- Söze: §4's parameters, the backlog signal, no switch filter (``soze_common``), the weighted
+- Söze: §4's parameters, the backlog signal, no switch filter (``paper.soze.common``), the weighted
   NIC with a two-packet pacing credit (``host_nic = "weighted"``, ``tcp.pacing_burst``: the
   configuration of ``soze::weighted_nic_packet_config``, under which Söze reaches weighted
   max-min on random fat-trees; the other schemes pull round robin over the host's flows);
@@ -50,7 +50,7 @@ from rich.console import Console
 
 import fairnet
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import WIRE, soze_engine
+from fairnet.paper.soze.common import WIRE, soze_engine
 from fairnet.runner import SIZE_BINS, slowdown_by_size
 
 LOADS = (0.4, 0.8)

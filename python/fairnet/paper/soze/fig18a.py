@@ -40,7 +40,7 @@ from rich.console import Console
 import fairnet
 from fairnet import _core
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import LINK_BPS, PAYLOAD, WIRE, soze_engine
+from fairnet.paper.soze.common import LINK_BPS, PAYLOAD, WIRE, soze_engine
 
 #: Flows per coflow and WRR queues per port (§5.3.2).
 FLOWS, QUEUES = 10, 4

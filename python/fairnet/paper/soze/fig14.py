@@ -25,7 +25,7 @@ from typing import Any
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.soze.common import (
     LINK_BPS,
     hpcc_engine,
     max_err,

@@ -20,7 +20,7 @@ import numpy as np
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.soze.common import (
     LINK_BPS,
     flow_list,
     max_err,

@@ -12,7 +12,7 @@ Ours: a packet-engine stand-in for the testbed, not eRPC: a 25 Gb/s star of four
 links, 32 MB buffers), hosts 0–2 each send one long stream (the testbed's back-to-back 7 MB RPC
 writes) to host 3. Flow i starts at i·P; its size is what the ideal allocation delivers if it
 ends at (3 + i)·P, so the run steps 1 → 2 → 3 → 2 → 1 flows (as Fig. 14). Söze as in the other
-entries (``soze_common.soze_engine``: §4's parameters, no filter — the per-RTT
+entries (``paper.soze.common.soze_engine``: §4's parameters, no filter — the per-RTT
 reference-rate update — backlog signal, queueing host NIC); TIMELY with its defaults
 (``transport = "timely"``, ``docs/packet-engine.md``). Per phase (cut at each run's own starts
 and ends): utilization of the bottleneck and the largest error against the oracle's 25/n Gb/s
@@ -32,7 +32,7 @@ import numpy as np
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.soze.common import (
     INTERVAL,
     Series,
     max_err,

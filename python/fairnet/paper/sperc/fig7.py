@@ -9,7 +9,7 @@ scheme, how a flow's rate is measured); ``docs/systems/sperc.md`` compares the n
 the paper's.
 
 Topology: pFabric's [4] 144-server leaf–spine (9 leaves of 16 servers, 4 spines) at 100 Gb/s
-server and 400 Gb/s fabric links, the same as the FCT entries (``sperc_fct``): "3-level" read
+server and 400 Gb/s fabric links, the same as the FCT entries (``paper.sperc.fct``): "3-level" read
 as servers / leaves / spines.
 
 The paper's medians (§8.2.1 text): s-PERC* 4 RTTs (95%/20%) and 14 RTTs (99%/10%); RCP 45 and
@@ -27,7 +27,7 @@ from pathlib import Path
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.sperc_convergence import METRICS, episode_summary, fmt, plot_cdfs, run_seeds
+from fairnet.paper.sperc.convergence import METRICS, episode_summary, fmt, plot_cdfs, run_seeds
 
 #: s-PERC §8.2.1 (text): median RTTs to converge, (95% within 20%, 99% within 10%).
 PAPER = {"s-PERC*": (4.0, 14.0), "RCP": (45.0, 174.0)}

@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.sperc_convergence import (
+from fairnet.paper.sperc.convergence import (
     METRICS,
     episode_summary,
     fmt,

@@ -1,7 +1,7 @@
 """s-PERC §8.2.1, Table 5: average convergence time of s-PERC* and RCP on the B4 WAN when all
 flows start at once, on the packet engine.
 
-Same setup as Fig. 8 (``sperc_fig8``; Table 6's WAN settings, one server per B4 site) but no
+Same setup as Fig. 8 (``paper.sperc.fig8``; Table 6's WAN settings, one server per B4 site) but no
 flow changes: the start of each run is measured, and the times (in units of the mean base RTT
 of the run's flows) are averaged over runs with different seeds (the paper: 100 runs, 200 for
 RCP at 10 Gb/s). A run that never converged within the epoch counts as the epoch length.
@@ -23,7 +23,7 @@ import numpy as np
 from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult, results_table
-from fairnet.paper.sperc_convergence import censored, fmt, missed, run_seeds
+from fairnet.paper.sperc.convergence import censored, fmt, missed, run_seeds
 
 #: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
 PAPER = {
