@@ -35,6 +35,10 @@ class Entry:
     #: Entries that repeat their experiment over seeds: the number of runs per scale (the
     #: paper's count may be out of reach; ``--runs`` overrides it). None: one fixed run.
     runs: dict[str, int] | None = None
+    #: Fields of ``results.json``'s rows that measure wall-clock time (a solver's or a
+    #: simulation's): they differ between two identical runs, so the golden check
+    #: (``fairnet.paper.golden``) leaves them out; every other value repeats digit for digit.
+    wall_clock: tuple[str, ...] = ()
 
     def run(
         self, scale: str, outdir: Path, console: Console | None = None, runs: int | None = None

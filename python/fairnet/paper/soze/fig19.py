@@ -195,4 +195,6 @@ ENTRY = Entry(
         "Söze: 10k flows on k = 4..16 and 10..1M flows on k = 16",
     },
     run_fn=run,
+    # Seconds of the oracle's solves and of the packet-level simulations on this machine.
+    wall_clock=("solve_s", "allocate_s", "oracle_solve_s", "sim_wall_s"),
 )
