@@ -200,17 +200,19 @@ def flow_list(flows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def plot_rates(
     ax: Any,
-    s: Series,
+    times: np.ndarray,
+    rates: np.ndarray,
     labels: Sequence[str],
     oracle_steps: Sequence[tuple[float, float, np.ndarray]] = (),
     window: int = 5,
 ) -> None:
-    """Each flow's throughput (Gb/s, means over ``window`` samples) against time (ms), with
-    the oracle's rates per phase as dashed lines in the same colours."""
+    """Each flow's throughput (``rates[i, f]`` bit/s at ``times[i]`` s; drawn in Gb/s, means
+    over ``window`` samples) against time (ms), with the oracle's rates per phase as dashed
+    lines in the same colours."""
     k = max(1, window)
-    n = len(s.times) // k * k
-    t = s.times[:n].reshape(-1, k)[:, -1] * 1e3
-    r = s.rates[:n].reshape(-1, k, s.rates.shape[1]).mean(axis=1) / 1e9
+    n = len(times) // k * k
+    t = times[:n].reshape(-1, k)[:, -1] * 1e3
+    r = rates[:n].reshape(-1, k, rates.shape[1]).mean(axis=1) / 1e9
     colours = [f"C{i}" for i in range(len(labels))]
     for f, label in enumerate(labels):
         ax.plot(t, r[:, f], color=colours[f], lw=1.0, label=label)
