@@ -38,6 +38,19 @@ LONG = 10**13
 P_S, K_S = 20e-6, 3e-6
 
 
+def us(seconds: float) -> str:
+    """A scenario time (``start``, ``at``, ``stop_at``) of ``seconds``, in microseconds."""
+    return f"{seconds * 1e6:g}us"
+
+
+def weight_steps(flow: int, weights: Sequence[float], phase_s: float) -> list[dict[str, Any]]:
+    """``weight_changes`` setting ``flow``'s weight to ``weights[k]`` at ``k·phase_s`` (for
+    k ≥ 1; ``weights[0]`` is its weight from the start)."""
+    return [
+        {"at": us(k * phase_s), "flow": flow, "weight": w} for k, w in enumerate(weights) if k > 0
+    ]
+
+
 def soze_engine(**extra: Any) -> dict[str, Any]:
     """The packet engine running Söze as §4–§5 (see the module doc), recording every 10 µs."""
     return {
@@ -172,7 +185,7 @@ def step_flows(n: int, dst: int, rate_bps: float, phase: float) -> list[dict[str
     """The step-in & step-out flows of Figs. 12 and 14 as scenario entries: hosts 0 … n−1 send
     to ``dst``, flow i starting at i·phase with :func:`step_sizes`' size."""
     return [
-        {"src": i, "dst": dst, "size": size, "start": f"{i * phase * 1e6:g}us"}
+        {"src": i, "dst": dst, "size": size, "start": us(i * phase)}
         for i, size in enumerate(step_sizes(n, rate_bps, phase))
     ]
 

@@ -42,6 +42,7 @@ from fairnet.paper.soze.common import (
     soze_engine,
     step_flows,
     step_phases,
+    us,
 )
 from fairnet.paper.tables import Column, ResultTable, key
 
@@ -70,7 +71,7 @@ def scenario(scale: str, scheme: str) -> dict[str, Any]:
         "topology": {"kind": "star", "n_hosts": N + 1, "rate": "25Gbps"},
         "workload": {"kind": "flows", "flows": flows},
         "engine": engine(scheme),
-        "stop_at": f"{(2 * N + 1) * p * 1e6:g}us",
+        "stop_at": us((2 * N + 1) * p),
     }
 
 

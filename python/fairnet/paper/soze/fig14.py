@@ -35,6 +35,7 @@ from fairnet.paper.soze.common import (
     soze_engine,
     step_flows,
     step_phases,
+    us,
 )
 from fairnet.paper.tables import Column, ResultTable, key
 
@@ -52,7 +53,7 @@ def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
         "topology": {"kind": "leaf_spine", "hosts_per_leaf": 1, "leaves": 5, "spines": 1},
         "workload": {"kind": "flows", "flows": flows},
         "engine": engine,
-        "stop_at": f"{(2 * N + 1) * p * 1e6:g}us",
+        "stop_at": us((2 * N + 1) * p),
     }
 
 

@@ -42,6 +42,8 @@ from fairnet.paper.soze.common import (
     plot_rates,
     run_series,
     soze_engine,
+    us,
+    weight_steps,
 )
 from fairnet.paper.tables import Column, ResultTable, key
 
@@ -78,13 +80,9 @@ def scenario(scale: str, wrr: bool = False) -> dict[str, Any]:
         "name": f"soze-fig17{'c' if wrr else ''} ({scale})",
         "topology": {"kind": "soze_fig17"},
         "workload": {"kind": "flows", "flows": flow_list(flows)},
-        "weight_changes": [
-            {"at": f"{k * p * 1e6:g}us", "flow": 0, "weight": w}
-            for k, w in enumerate(WEIGHTS)
-            if k > 0
-        ],
+        "weight_changes": weight_steps(0, WEIGHTS, p),
         "engine": engine,
-        "stop_at": f"{len(WEIGHTS) * p * 1e6:g}us",
+        "stop_at": us(len(WEIGHTS) * p),
     }
 
 

@@ -35,6 +35,8 @@ from fairnet.paper.soze.common import (
     plot_rates,
     run_series,
     soze_engine,
+    us,
+    weight_steps,
 )
 from fairnet.paper.tables import Column, ResultTable, key
 
@@ -56,13 +58,9 @@ def weights_scenario(scale: str) -> dict[str, Any]:
                 [{"src": 0, "dst": DST, "weight": WEIGHTS[0]}, {"src": 1, "dst": DST}]
             ),
         },
-        "weight_changes": [
-            {"at": f"{k * p * 1e6:g}us", "flow": 0, "weight": w}
-            for k, w in enumerate(WEIGHTS)
-            if k > 0
-        ],
+        "weight_changes": weight_steps(0, WEIGHTS, p),
         "engine": soze_engine(),
-        "stop_at": f"{len(WEIGHTS) * p * 1e6:g}us",
+        "stop_at": us(len(WEIGHTS) * p),
     }
 
 
@@ -71,15 +69,14 @@ def connections_scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
     (connection j of flow 0 starts at j·step; all connections run on host 0's NIC)."""
     p = STEP_S[scale][1]
     flows = [{"src": 1, "dst": DST, "tag": 1}] + [
-        {"src": 0, "dst": DST, "start": f"{j * p * 1e6:g}us", "tag": 0}
-        for j in range(len(CONNECTIONS))
+        {"src": 0, "dst": DST, "start": us(j * p), "tag": 0} for j in range(len(CONNECTIONS))
     ]
     return {
         "name": f"soze-fig18cd ({scale})",
         "topology": {"kind": "star", "n_hosts": 3},
         "workload": {"kind": "flows", "flows": flow_list(flows)},
         "engine": engine,
-        "stop_at": f"{len(CONNECTIONS) * p * 1e6:g}us",
+        "stop_at": us(len(CONNECTIONS) * p),
     }
 
 

@@ -30,6 +30,7 @@ from fairnet.paper.soze.common import (
     run_series,
     soze_engine,
     target_delay,
+    us,
 )
 from fairnet.paper.tables import Column, ResultTable, key
 
@@ -49,7 +50,7 @@ def scenario(scale: str) -> dict[str, Any]:
             "flows": flow_list([{"src": i, "dst": 4, "weight": w} for i, w in enumerate(WEIGHTS)]),
         },
         "engine": soze_engine(),
-        "stop_at": f"{DURATION_S[scale] * 1e6:g}us",
+        "stop_at": us(DURATION_S[scale]),
     }
 
 
