@@ -21,14 +21,19 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, outdir: Path, stem: str) -> list[Path]:
-    """Saves a matplotlib figure as ``stem.png`` and ``stem.svg`` in ``outdir`` and closes it."""
+    """Saves a matplotlib figure as ``stem.png`` and ``stem.svg`` in ``outdir`` and closes it.
+    The same figure gives the same bytes: the SVG carries no date, and its element ids come
+    from a salt fixed by ``stem`` instead of a random one."""
+    import matplotlib
+
     plt = pyplot()
-    paths = [outdir / f"{stem}.png", outdir / f"{stem}.svg"]
+    png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
     fig.tight_layout()
-    for p in paths:
-        fig.savefig(p, dpi=120)
+    fig.savefig(png, dpi=120)
+    with matplotlib.rc_context({"svg.hashsalt": stem}):
+        fig.savefig(svg, dpi=120, metadata={"Date": None})
     plt.close(fig)
-    return paths
+    return [png, svg]
 
 
 def plot_cdf(ax: Any, values: Any, label: str, *, step: bool = False, **style: Any) -> None:
