@@ -57,7 +57,7 @@ def main() -> int:
     parser.add_argument("names", nargs="*", metavar="NAME", help="entries (default: all)")
     parser.add_argument("--results", type=Path, help="read DIR/<name>/results.json")
     parser.add_argument("--golden", type=Path, default=GOLDEN_FILE, help="the digests file")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     unknown = [n for n in args.names if n not in REGISTRY]
     if unknown:
         print(f"golden: error: no entry {', '.join(unknown)}", file=sys.stderr)

@@ -97,7 +97,8 @@ class ResultTable:
 
     def _parts(self, console_width: int) -> list[tuple[list[int], list[int]]]:
         """The columns of each printed part and their widths: the key columns in every part,
-        the others in order, as many per part as fit ``console_width`` at their narrowest."""
+        the others in order, as many per part as fit ``console_width`` at their narrowest,
+        never parting adjacent columns of one quantity (the same header, whose values)."""
         natural, narrowest = [], []
         for i, c in enumerate(self.columns):
             head = c.title("\n").split("\n")
@@ -114,14 +115,21 @@ class ResultTable:
         def room(cols: list[int]) -> int:  # characters left for text: borders and padding out
             return console_width - 3 * len(cols) - 1
 
-        groups: list[list[int]] = []
+        # Adjacent columns of one quantity (ours beside the paper's) stay in one part.
+        quantities: list[list[int]] = []
         for i in values:
-            if groups and sum(narrowest[j] for j in keys + groups[-1] + [i]) <= room(
-                keys + groups[-1] + [i]
-            ):
-                groups[-1].append(i)
+            if quantities and self.columns[quantities[-1][-1]].header == self.columns[i].header:
+                quantities[-1].append(i)
             else:
-                groups.append([i])
+                quantities.append([i])
+        groups: list[list[int]] = []
+        for q in quantities:
+            if groups and sum(narrowest[j] for j in keys + groups[-1] + q) <= room(
+                keys + groups[-1] + q
+            ):
+                groups[-1] += q
+            else:
+                groups.append(q)
         parts = []
         for group in groups or [[]]:
             cols = sorted(keys + group)

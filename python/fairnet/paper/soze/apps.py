@@ -56,8 +56,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             key("what"),
             Column("fair", "ours"),
             Column("policy", "ours"),
-            Column("policy / fair", "ours"),
             Column("fair → policy", "paper", text=True),
+            Column("policy / fair", "ours"),
             Column("policy / fair", "paper"),
         ),
     )
@@ -75,8 +75,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             c["what"],
             seconds(c["fair_s"]),
             ours_policy,
-            f"{c['ratio']:.3f}",
             paper,
+            f"{c['ratio']:.3f}",
             f"{pp / pf:.3f}" if pf else "",
         )
     t.print(console)

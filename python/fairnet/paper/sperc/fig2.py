@@ -46,8 +46,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             key("flow"),
             key("links"),
             Column("rate", "ours"),
-            Column("bottleneck", "ours"),
             Column("rate", "paper"),
+            Column("bottleneck", "ours"),
             Column("bottleneck", "paper"),
         ),
     )
@@ -56,8 +56,8 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             r["flow"],
             r["links"],
             f"{r['rate_gbps']:g} Gb/s",
-            r["bottleneck"],
             f"{r['paper_rate_gbps']:g} Gb/s",
+            r["bottleneck"],
             r["paper_bottleneck"],
         )
     t.print(console)
