@@ -7,8 +7,9 @@
 ``DIR/<name>/results.json`` from runs already made (``fairnet paper run NAME -o DIR/NAME``),
 and compares each ``results.json`` with its committed digest in tests/golden/paper_smoke.json,
 leaving out the fields the entry declares as wall-clock measurements. Exit 0 when every entry
-matches, 1 when one differs, 2 for bad input. ``update`` rewrites the digests of those entries
-(say why in the commit: an output change must be meant).
+matches, 1 when one differs, 2 for bad input (an unknown name, a missing results.json).
+``update`` rewrites the digests of those entries (say why in the commit: an output change
+must be meant).
 """
 
 from __future__ import annotations
@@ -38,10 +39,7 @@ def results_of(names: list[str], results: Path | None, workdir: Path) -> dict[st
     out = {}
     for name in names:
         if results is not None:
-            path = results / name / "results.json"
-            if not path.is_file():
-                raise SystemExit(f"golden: error: {path} does not exist")
-            out[name] = path
+            out[name] = results / name / "results.json"
             continue
         started = time.monotonic()
         quiet = Console(file=io.StringIO(), width=80)
@@ -63,6 +61,14 @@ def main() -> int:
         print(f"golden: error: no entry {', '.join(unknown)}", file=sys.stderr)
         return 2
     names = args.names or list(REGISTRY)
+    if args.results is not None:
+        missing = [n for n in names if not (args.results / n / "results.json").is_file()]
+        if missing:
+            print(
+                f"golden: error: no results.json under {args.results} for {', '.join(missing)}",
+                file=sys.stderr,
+            )
+            return 2
     with tempfile.TemporaryDirectory() as tmp:
         digests = {n: digest_file(p) for n, p in results_of(names, args.results, Path(tmp)).items()}
     golden = load(args.golden) if args.golden.exists() else {"digests": {}}

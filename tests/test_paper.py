@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -546,3 +547,28 @@ def test_a_narrow_table_prints_whole_and_cells_are_not_markup() -> None:
     assert "(part" not in text and "[bold]1[/bold]" in text
     with pytest.raises(ValueError, match="narrow: 2 cells for 3 columns"):
         t.add_row("1", "2")
+
+
+def test_golden_script_checks_results_already_made(tmp_path: Path) -> None:
+    # scripts/golden.py check --results DIR: 0 when the outputs are as committed, 1 naming the
+    # entry when one value differs, 2 when there is nothing to check.
+    script = Path(__file__).parents[1] / "scripts" / "golden.py"
+
+    def check(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), "check", name, "--results", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        )
+
+    out = tmp_path / "sperc-fig2"
+    get("sperc-fig2").run("smoke", out, Console(file=io.StringIO()))
+    r = check("sperc-fig2")
+    assert r.returncode == 0 and "sperc-fig2: same" in r.stdout, r.stdout + r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    doc["rows"][0]["rate_gbps"] += 1e-12
+    (out / "results.json").write_text(json.dumps(doc))
+    r = check("sperc-fig2")
+    assert r.returncode == 1 and "sperc-fig2: DIFFERS" in r.stdout, r.stdout + r.stderr
+    r = check("soze-fig2")
+    assert r.returncode == 2 and "no results.json" in r.stderr, r.stderr

@@ -43,11 +43,15 @@ class Column:
     def is_key(self) -> bool:
         return not self.whose
 
-    def title(self, sep: str) -> str:
-        """The header with whose value it is, joined by ``sep`` (a newline on the console)."""
-        if self.is_key:
-            return self.header
-        return f"{self.header}{sep}{self.whose}" if sep == "\n" else f"{self.header} ({self.whose})"
+    @property
+    def console_header(self) -> str:
+        """The header on the console: whose value it is on a line of its own."""
+        return f"{self.header}\n{self.whose}" if self.whose else self.header
+
+    @property
+    def file_header(self) -> str:
+        """The header in the CSV and Markdown copies: ``header (whose)``."""
+        return f"{self.header} ({self.whose})" if self.whose else self.header
 
 
 def key(header: str) -> Column:
@@ -87,7 +91,7 @@ class ResultTable:
             for i, w in zip(cols, widths, strict=True):
                 c = self.columns[i]
                 justify = "left" if c.text else "right"
-                t.add_column(Text(c.title("\n")), justify=justify, width=w, overflow="fold")
+                t.add_column(Text(c.console_header), justify=justify, width=w, overflow="fold")
             for j, row in enumerate(self.rows):
                 # Text: a cell is shown as written, never read as console markup.
                 t.add_row(*(Text(row[i]) for i in cols), end_section=j in self.section_ends)
@@ -101,7 +105,7 @@ class ResultTable:
         never parting adjacent columns of one quantity (the same header, whose values)."""
         natural, narrowest = [], []
         for i, c in enumerate(self.columns):
-            head = c.title("\n").split("\n")
+            head = c.console_header.split("\n")
             cells = [ln for r in self.rows for ln in r[i].split("\n")]
             words = [w for ln in head + cells for w in ln.split()]
             cell_width = max((cell_len(ln) for ln in cells), default=1)
@@ -141,7 +145,7 @@ class ResultTable:
     def csv(self) -> str:
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(c.title(" ") for c in self.columns)
+        w.writerow(c.file_header for c in self.columns)
         w.writerows(self.rows)
         return out.getvalue()
 
@@ -150,7 +154,7 @@ class ResultTable:
             return s.replace("|", "\\|").replace("\n", "<br>")
 
         lines = [f"## {self.title}", ""]
-        lines.append("| " + " | ".join(cell(c.title(" ")) for c in self.columns) + " |")
+        lines.append("| " + " | ".join(cell(c.file_header) for c in self.columns) + " |")
         lines.append("|" + "|".join(":---" if c.text else "---:" for c in self.columns) + "|")
         lines += ["| " + " | ".join(cell(x) for x in r) + " |" for r in self.rows]
         if self.note:
