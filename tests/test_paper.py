@@ -572,3 +572,19 @@ def test_golden_script_checks_results_already_made(tmp_path: Path) -> None:
     assert r.returncode == 1 and "sperc-fig2: DIFFERS" in r.stdout, r.stdout + r.stderr
     r = check("soze-fig2")
     assert r.returncode == 2 and "no results.json" in r.stderr, r.stderr
+
+
+def test_a_figure_saved_twice_is_the_same_bytes(tmp_path: Path) -> None:
+    # Same run, same outputs: the SVG carries no date and no random element ids.
+    from fairnet.paper.plots import pyplot, save_figure
+
+    plt = pyplot()
+    saved = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        fig, ax = plt.subplots()
+        ax.plot([0, 1, 2], [1, 3, 2], label="x")
+        ax.legend()
+        saved.append([p.read_bytes() for p in save_figure(fig, tmp_path / run, "fig")])
+    assert saved[0] == saved[1]
+    assert b"<dc:date>" not in saved[0][1]

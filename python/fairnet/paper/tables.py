@@ -25,7 +25,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-#: A text column is wrapped to this width before the table is split into parts.
+#: Cells wider than this may wrap (between words, down to this width) before a table is split
+#: into parts; narrower cells keep their line.
 WRAP_WIDTH = 24
 
 
