@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -11,9 +12,47 @@ import pytest
 from rich.console import Console
 
 from fairnet.errors import InputError
-from fairnet.paper import REGISTRY, get
+from fairnet.paper import REGISTRY, PaperResult, get, golden
+from fairnet.paper.tables import Column, ResultTable, key
 
 FAIRNET = [sys.executable, "-m", "fairnet.cli"]
+
+
+def assert_golden(name: str, outdir: Path) -> None:
+    """The smoke ``results.json`` of ``name`` in ``outdir`` is digit for digit the committed one
+    (tests/golden/paper_smoke.json, less the entry's wall-clock fields; docs/papers.md)."""
+    problem = golden.mismatch(name, outdir / "results.json")
+    assert problem is None, problem
+
+
+def assert_readable_at_80_columns(result: PaperResult) -> None:
+    """Every table of ``result`` printed on an 80-column console (a log) shows every word of
+    every header and cell whole, and every value column says whose value it holds."""
+    console = Console(record=True, width=80)
+    for t in result.tables:
+        t.print(console)
+    text = console.export_text()
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for t in result.tables:
+        assert t.columns[0].is_key, t.title
+        for c in t.columns:
+            assert c.is_key or c.whose, (t.title, c.header)
+            for word in f"{c.header} {c.whose}".split():
+                assert word in text, (t.title, word)
+        for row in t.rows:
+            for word in " ".join(row).split():
+                assert word in text, (t.title, word)
+
+
+def check_smoke(name: str, result: PaperResult, outdir: Path) -> None:
+    """The golden check and the 80-column check of a smoke run, and the tables' CSV and
+    Markdown copies beside ``results.json``."""
+    assert_golden(name, outdir)
+    assert_readable_at_80_columns(result)
+    assert result.tables and (outdir / "results.md").exists()
+    csv_files = sorted(outdir.glob("results*.csv"))
+    assert len(csv_files) == len(result.tables), csv_files
 
 
 def test_list_names_every_entry() -> None:
@@ -47,11 +86,20 @@ def test_sperc_fig2_matches_the_paper(tmp_path: Path) -> None:
         assert row["rate_gbps"] == pytest.approx(row["paper_rate_gbps"], rel=1e-9)
         assert row["bottleneck"] == row["paper_bottleneck"]
     assert (tmp_path / "sperc-fig2.png").exists() and (tmp_path / "sperc-fig2.svg").exists()
+    assert_golden("sperc-fig2", tmp_path)
+    # The table's copies beside results.json, each header saying whose value it holds.
+    header = (tmp_path / "results.csv").read_text().splitlines()[0]
+    assert header == "flow,links,rate (ours),rate (paper),bottleneck (ours),bottleneck (paper)"
+    assert (
+        "| flow 1 | l20+l30 | 18 Gb/s | 18 Gb/s | l30 | l30 |"
+        in (tmp_path / "results.md").read_text()
+    )
 
 
 def test_soze_fig19_smoke(tmp_path: Path) -> None:
     console = Console(record=True, width=132)
     result = get("soze-fig19").run("smoke", tmp_path, console)
+    check_smoke("soze-fig19", result, tmp_path)
     a = [r for r in result.rows if r["panel"] == "a"]
     b = [r for r in result.rows if r["panel"] == "b"]
     assert [r["k"] for r in a] == [4, 8, 12, 16] and {r["flows"] for r in a} == {10_000}
@@ -92,6 +140,7 @@ def test_unknown_entry_and_scale() -> None:
 def test_soze_fig11_smoke(tmp_path: Path) -> None:
     console = Console(record=True, width=132)
     result = get("soze-fig11").run("smoke", tmp_path, console)
+    check_smoke("soze-fig11", result, tmp_path)
     rows = [r for r in result.rows if r["query"] != "mean"]
     summary = next(r for r in result.rows if r["query"] == "mean")
     assert [r["query"] for r in rows] == list(range(1, 23))
@@ -109,6 +158,7 @@ def test_soze_fig11_smoke(tmp_path: Path) -> None:
 def test_sperc_fig6_smoke_runs_through_the_sweep_and_keeps_the_bounds(tmp_path: Path) -> None:
     console = Console(record=True, width=132)
     result = get("sperc-fig6").run("smoke", tmp_path, console)
+    check_smoke("sperc-fig6", result, tmp_path)
     rows = {(r["panel"], r["algorithm"]): r for r in result.rows}
     assert len(rows) == 6
     sparse = {a: rows[("sparse (RTTs)", a)] for a in ("fair", "s_perc", "n_perc")}
@@ -124,7 +174,9 @@ def test_soze_fig2_smoke_reaches_weighted_shares_and_the_target_delay(tmp_path: 
     # Söze Fig. 2: weights 1-4 on one 100 Gb/s port → 10, 20, 30, 40 Gb/s; the queue settles
     # at T(10 Gb/s) = 20·ln(100/10)/ln(100/10) + 3 = 23 µs (Eq. 6, α = 100, β = 10 Gb/s).
     console = Console(record=True, width=132)
-    rows = get("soze-fig2").run("smoke", tmp_path, console).rows
+    result = get("soze-fig2").run("smoke", tmp_path, console)
+    check_smoke("soze-fig2", result, tmp_path)
+    rows = result.rows
     for r in rows[:4]:
         assert r["error"] < 0.05, r
     assert rows[4]["target_us"] == pytest.approx(23.0)
@@ -137,7 +189,9 @@ def test_soze_fig17_smoke_follows_the_oracle_as_the_bottleneck_moves(tmp_path: P
     # Söze Fig. 17: flow 1 at 40 Gb/s for weights 1 and 2 (switch 2 holds flows 2-4 at 20),
     # then 50, 57.1, 62.5 Gb/s as switch 1 becomes their bottleneck (100/(w+3) each).
     console = Console(record=True, width=160)
-    rows = get("soze-fig17").run("smoke", tmp_path, console).rows
+    result = get("soze-fig17").run("smoke", tmp_path, console)
+    check_smoke("soze-fig17", result, tmp_path)
+    rows = result.rows
     assert [r["weight"] for r in rows] == [1, 2, 3, 4, 5]
     for r in rows:
         assert r["soze_max_error"] < 0.05, r  # every static phase within 5% of the oracle
@@ -157,7 +211,9 @@ def test_soze_fig14_smoke_soze_tracks_every_step_more_accurately_than_hpcc(
     # within 5% of 100/n Gb/s; HPCC: worse in the phases with 3 or 4 flows (the paper: "not
     # accurate nor stable").
     console = Console(record=True, width=132)
-    rows = get("soze-fig14").run("smoke", tmp_path, console).rows
+    result = get("soze-fig14").run("smoke", tmp_path, console)
+    check_smoke("soze-fig14", result, tmp_path)
+    rows = result.rows
     assert [r["active"] for r in rows] == [1, 2, 3, 4, 3, 2, 1]
     for r in rows:
         assert r["Söze_max_error"] < 0.05, r
@@ -173,7 +229,9 @@ def test_soze_fig12_13_smoke_soze_converges_and_timely_does_not(tmp_path: Path) 
     # achieves higher utilization" and "converges ... faster than Timely"), and its largest
     # queue, at the joins, is above Söze's (the paper: "lower RTT than Timely").
     console = Console(record=True, width=160)
-    rows = get("soze-fig12-13").run("smoke", tmp_path, console).rows
+    result = get("soze-fig12-13").run("smoke", tmp_path, console)
+    check_smoke("soze-fig12-13", result, tmp_path)
+    rows = result.rows
     soze = [r for r in rows if r["scheme"] == "Söze"]
     timely = [r for r in rows if r["scheme"] == "TIMELY"]
     assert [r["active"] for r in soze] == [1, 2, 3, 2, 1]
@@ -191,7 +249,9 @@ def test_soze_fig15_16_smoke_soze_beats_dcqcn_on_short_flow_tails(tmp_path: Path
     # 99th-percentile slowdown than with DCQCN, at both loads. (Its claim against HPCC does not
     # hold here: HPCC's short-flow tail is lower; see docs/systems/soze.md.) Every flow ends.
     console = Console(record=True, width=200)
-    rows = get("soze-fig15-16").run("smoke", tmp_path, console).rows
+    result = get("soze-fig15-16").run("smoke", tmp_path, console)
+    check_smoke("soze-fig15-16", result, tmp_path)
+    rows = result.rows
     assert [(r["load"], r["scheme"]) for r in rows] == [
         (load, s) for load in (0.4, 0.8) for s in ("Söze", "HPCC", "DCQCN")
     ]
@@ -220,7 +280,9 @@ def test_soze_fig18_smoke_resolves_fine_weights_and_connection_counts(tmp_path: 
     # 0.25 ... 3.85 Gb/s; every step within 0.5% (of the smaller rate) and flow 0 always ahead.
     # (c): k connections vs 1 → k/(k+1) of 100 Gb/s within 1%; (d) HPCC less accurate.
     console = Console(record=True, width=132)
-    rows = get("soze-fig18").run("smoke", tmp_path, console).rows
+    result = get("soze-fig18").run("smoke", tmp_path, console)
+    check_smoke("soze-fig18", result, tmp_path)
+    rows = result.rows
     b = [r for r in rows if r["panel"] == "b"]
     c = [r for r in rows if r["panel"] == "c"]
     d = [r for r in rows if r["panel"] == "d"]
@@ -239,7 +301,9 @@ def test_soze_fig18a_smoke_size_weights_end_a_coflow_together(tmp_path: Path) ->
     # integer connection counts (Multi-Conn) and 4 WRR queues (Physical Queue) cannot express
     # the sizes, so their flows end further apart. Every scheme keeps the port busy.
     console = Console(record=True, width=132)
-    rows = get("soze-fig18a").run("smoke", tmp_path, console).rows
+    result = get("soze-fig18a").run("smoke", tmp_path, console)
+    check_smoke("soze-fig18a", result, tmp_path)
+    rows = result.rows
     assert len(rows) == 3 * 3
     for c in range(3):
         by = {r["scheme"]: r for r in rows if r["coflow"] == c}
@@ -254,7 +318,9 @@ def test_soze_fig18a_smoke_size_weights_end_a_coflow_together(tmp_path: Path) ->
 
 def test_soze_apps_smoke_matches_the_papers_ratios(tmp_path: Path) -> None:
     console = Console(record=True, width=160)
-    cases = get("soze-apps").run("smoke", tmp_path, console).rows
+    result = get("soze-apps").run("smoke", tmp_path, console)
+    check_smoke("soze-apps", result, tmp_path)
+    cases = result.rows
     fig6, fig7, fig8, fig9, fig10 = cases
     text = console.export_text()
     # Fig. 8: the reweighting at 50 s keeps each job at half the bottleneck, ends f3 and f4
@@ -287,7 +353,9 @@ def test_sperc_fig9_smoke_rcp_tracks_max_min_on_long_flows_and_pfabric_wins_shor
     # RCP pays one RTT for its first rate (footnote 7), so its short flows are slower than the
     # ideal allocator's.
     console = Console(record=True, width=132)
-    rows = get("sperc-fig9").run("smoke", tmp_path, console).rows
+    result = get("sperc-fig9").run("smoke", tmp_path, console)
+    check_smoke("sperc-fig9", result, tmp_path)
+    rows = result.rows
     by = {(r["scheme"], r["bin"][:5]): r for r in rows}
     assert {r["bin"][:5] for r in rows} == {"bin 1", "bin 2", "bin 3", "bin 4"}
     ideal, rcp, pfabric = (
@@ -321,6 +389,7 @@ def test_sperc_fig7_smoke_sperc_converges_faster_than_rcp(tmp_path: Path) -> Non
     # for s-PERC*, and its median is below RCP's for both criteria.
     console = Console(record=True, width=132)
     result = get("sperc-fig7").run("smoke", tmp_path, console)
+    check_smoke("sperc-fig7", result, tmp_path)
     rows = {r["scheme"]: r for r in result.rows}
     assert set(rows) == {"s-PERC*", "RCP"}
     s, rcp = rows["s-PERC*"], rows["RCP"]
@@ -340,7 +409,9 @@ def test_sperc_fig8_smoke_sperc_converges_faster_than_rcp_on_the_wan(tmp_path: P
     # server per site, 20 and 40 Mb/s cables, 2 changes) every change converges for s-PERC*
     # and its median is below RCP's for both criteria, at both rates and both fractions.
     console = Console(record=True, width=132)
-    rows = get("sperc-fig8").run("smoke", tmp_path, console).rows
+    result = get("sperc-fig8").run("smoke", tmp_path, console)
+    check_smoke("sperc-fig8", result, tmp_path)
+    rows = result.rows
     assert len(rows) == 6
     by = {(r["rate_bps"], r["replace"], r["scheme"]): r for r in rows}
     for rate, replace in ((20e6, 0.4), (40e6, 0.4), (20e6, 0.7)):
@@ -362,7 +433,9 @@ def test_sperc_table5_smoke_sperc_converges_faster_than_rcp_from_the_start(
     # five times faster than RCP on average (10 vs 53 RTTs for 95%/20% at 1 Gb/s). At smoke
     # scale every s-PERC* run converges and its mean is below RCP's at both rates.
     console = Console(record=True, width=132)
-    rows = get("sperc-table5").run("smoke", tmp_path, console).rows
+    result = get("sperc-table5").run("smoke", tmp_path, console)
+    check_smoke("sperc-table5", result, tmp_path)
+    rows = result.rows
     by = {(r["rate_bps"], r["scheme"]): r for r in rows}
     assert len(rows) == 4
     for rate in (20e6, 40e6):
@@ -406,3 +479,112 @@ def test_sperc_fig7_runs_repeat_the_experiment_over_seeds(tmp_path: Path) -> Non
     assert json.loads((tmp_path / "results.json").read_text())["runs"] == 2
     with pytest.raises(InputError, match="--runs: sperc-fig9 is one fixed run"):
         get("sperc-fig9").run("smoke", tmp_path, runs=3)
+
+
+def test_every_entry_has_a_committed_digest() -> None:
+    # A new entry gets its digest with `scripts/golden.py update NAME`; the wall-clock fields
+    # left out of the digests are those the entries declare (soze-fig19's solve and
+    # simulation times), no more.
+    committed = golden.load()
+    assert list(committed["digests"]) == list(REGISTRY)
+    assert committed["ignored"] == golden.ignored_fields()
+    assert committed["ignored"] == {
+        "soze-fig19": ["allocate_s", "oracle_solve_s", "sim_wall_s", "solve_s"]
+    }
+
+
+def test_golden_digest_leaves_out_only_wall_clock_fields() -> None:
+    doc = {"entry": "soze-fig19", "paper": "p", "figure": "f", "scale": "smoke"}
+    row = {"panel": "a", "k": 4, "solve_s": 0.001, "sim_wall_s": 2.0, "kinf": 31}
+    base = golden.digest(doc | {"rows": [row]})
+    # Another machine's times: the same digest.
+    assert golden.digest(doc | {"rows": [row | {"solve_s": 0.5, "sim_wall_s": 9.0}]}) == base
+    # Any other value, down to the last digit: another digest.
+    assert golden.digest(doc | {"rows": [row | {"kinf": 32}]}) != base
+    assert golden.digest(doc | {"rows": [row | {"k": 4.000000000000001}]}) != base
+    # Wall-clock names are per entry: another entry's solve_s counts.
+    other = {**doc, "entry": "sperc-fig2"}
+    assert golden.digest(other | {"rows": [row]}) != golden.digest(
+        other | {"rows": [row | {"solve_s": 0.5}]}
+    )
+
+
+def test_a_wide_table_prints_in_parts_with_every_cell_whole(tmp_path: Path) -> None:
+    # Ten value columns of 11-character cells need 10 × 14 + 12 > 80 characters: printed at 80
+    # columns the table comes in parts, each repeating the key column, each line at most 80
+    # characters, and no cell cut or broken inside a word.
+    t = ResultTable(
+        "a wide comparison",
+        (key("scheme"), *(Column(f"metric {i}", "ours" if i % 2 else "paper") for i in range(10))),
+        note="what the columns mean",
+    )
+    for s in ("alpha", "beta"):
+        t.add_row(s, *(f"{i}.123456 ms" for i in range(10)))
+    console = Console(record=True, width=80)
+    t.print(console)
+    text = console.export_text()
+    # 6 + 5 × 11 characters of text and 6 × 3 of borders and padding fill 79 columns.
+    assert "(part 1 of 2)" in text and "(part 2 of 2)" in text
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    for i in range(10):
+        assert f"{i}.123456 ms" in text  # number and unit on one line
+    assert text.count("alpha") == 2
+    assert text.rstrip().endswith("what the columns mean")
+    # The copies: one header line naming whose value each column holds, the cells as shown.
+    csv_lines = t.csv().splitlines()
+    assert csv_lines[0].startswith("scheme,metric 0 (paper),metric 1 (ours),")
+    assert csv_lines[1] == "alpha," + ",".join(f"{i}.123456 ms" for i in range(10))
+    md = t.markdown()
+    assert md.startswith("## a wide comparison\n") and "| beta | 0.123456 ms |" in md
+
+
+def test_a_narrow_table_prints_whole_and_cells_are_not_markup() -> None:
+    t = ResultTable("narrow", (key("flow"), Column("rate", "ours"), Column("rate", "paper")))
+    t.add_row("[bold]1[/bold]", "18 Gb/s", "18 Gb/s")
+    console = Console(record=True, width=80)
+    t.print(console)
+    text = console.export_text()
+    assert "(part" not in text and "[bold]1[/bold]" in text
+    with pytest.raises(ValueError, match="narrow: 2 cells for 3 columns"):
+        t.add_row("1", "2")
+
+
+def test_golden_script_checks_results_already_made(tmp_path: Path) -> None:
+    # scripts/golden.py check --results DIR: 0 when the outputs are as committed, 1 naming the
+    # entry when one value differs, 2 when there is nothing to check.
+    script = Path(__file__).parents[1] / "scripts" / "golden.py"
+
+    def check(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), "check", name, "--results", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        )
+
+    out = tmp_path / "sperc-fig2"
+    get("sperc-fig2").run("smoke", out, Console(file=io.StringIO()))
+    r = check("sperc-fig2")
+    assert r.returncode == 0 and "sperc-fig2: same" in r.stdout, r.stdout + r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    doc["rows"][0]["rate_gbps"] += 1e-12
+    (out / "results.json").write_text(json.dumps(doc))
+    r = check("sperc-fig2")
+    assert r.returncode == 1 and "sperc-fig2: DIFFERS" in r.stdout, r.stdout + r.stderr
+    r = check("soze-fig2")
+    assert r.returncode == 2 and "no results.json" in r.stderr, r.stderr
+
+
+def test_a_figure_saved_twice_is_the_same_bytes(tmp_path: Path) -> None:
+    # Same run, same outputs: the SVG carries no date and no random element ids.
+    from fairnet.paper.plots import pyplot, save_figure
+
+    plt = pyplot()
+    saved = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        fig, ax = plt.subplots()
+        ax.plot([0, 1, 2], [1, 3, 2], label="x")
+        ax.legend()
+        saved.append([p.read_bytes() for p in save_figure(fig, tmp_path / run, "fig")])
+    assert saved[0] == saved[1]
+    assert b"<dc:date>" not in saved[0][1]

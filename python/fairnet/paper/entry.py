@@ -1,25 +1,28 @@
-"""What a paper-registry entry is, and the helpers entries share (output files, tables)."""
+"""What a paper-registry entry is and what its run returns; ``Entry.run`` checks the scale and
+writes ``results.json`` with a CSV and Markdown copy of each table (:mod:`fairnet.paper.tables`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+
+from fairnet.paper.tables import ResultTable, write_results
 
 SCALES = ("smoke", "full")
 
 
 @dataclass
 class PaperResult:
-    """What a reproduction produced: rows of ours beside the paper's, and the files written."""
+    """What a reproduction produced: rows of ours beside the paper's (``results.json``), the
+    files it wrote (plots) and the tables it printed (copied beside ``results.json``)."""
 
     rows: list[dict[str, Any]]
     files: list[Path] = field(default_factory=list)
+    tables: list[ResultTable] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,10 @@ class Entry:
     #: Entries that repeat their experiment over seeds: the number of runs per scale (the
     #: paper's count may be out of reach; ``--runs`` overrides it). None: one fixed run.
     runs: dict[str, int] | None = None
+    #: Fields of ``results.json``'s rows that measure wall-clock time (a solver's or a
+    #: simulation's): they differ between two identical runs, so the golden check
+    #: (``fairnet.paper.golden``) leaves them out; every other value repeats digit for digit.
+    wall_clock: tuple[str, ...] = ()
 
     def run(
         self, scale: str, outdir: Path, console: Console | None = None, runs: int | None = None
@@ -56,40 +63,8 @@ class Entry:
         else:
             runs = runs or self.runs[scale]
             result = self.run_fn(scale, outdir, console, runs)
-        path = outdir / "results.json"
         doc = {"entry": self.name, "paper": self.paper, "figure": self.figure, "scale": scale}
         if self.runs is not None:
             doc["runs"] = runs
-        path.write_text(json.dumps(doc | {"rows": result.rows}, indent=1) + "\n")
-        result.files.append(path)
+        result.files += write_results(outdir, doc | {"rows": result.rows}, result.tables)
         return result
-
-
-def results_table(title: str, columns: tuple[str, ...] | list[str]) -> Table:
-    """A table of an entry's results: right-aligned columns, ours beside the paper's."""
-    t = Table(title=title)
-    for col in columns:
-        t.add_column(col, justify="right")
-    return t
-
-
-def save_figure(fig: Any, outdir: Path, stem: str) -> list[Path]:
-    """Saves a matplotlib figure as PNG and SVG and closes it."""
-    import matplotlib.pyplot as plt
-
-    paths = [outdir / f"{stem}.png", outdir / f"{stem}.svg"]
-    fig.tight_layout()
-    for p in paths:
-        fig.savefig(p, dpi=120)
-    plt.close(fig)
-    return paths
-
-
-def pyplot() -> Any:
-    """matplotlib.pyplot on the non-interactive Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt

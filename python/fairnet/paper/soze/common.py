@@ -38,6 +38,19 @@ LONG = 10**13
 P_S, K_S = 20e-6, 3e-6
 
 
+def us(seconds: float) -> str:
+    """A scenario time (``start``, ``at``, ``stop_at``) of ``seconds``, in microseconds."""
+    return f"{seconds * 1e6:g}us"
+
+
+def weight_steps(flow: int, weights: Sequence[float], phase_s: float) -> list[dict[str, Any]]:
+    """``weight_changes`` setting ``flow``'s weight to ``weights[k]`` at ``k·phase_s`` (for
+    k ≥ 1; ``weights[0]`` is its weight from the start)."""
+    return [
+        {"at": us(k * phase_s), "flow": flow, "weight": w} for k, w in enumerate(weights) if k > 0
+    ]
+
+
 def soze_engine(**extra: Any) -> dict[str, Any]:
     """The packet engine running Söze as §4–§5 (see the module doc), recording every 10 µs."""
     return {
@@ -172,7 +185,7 @@ def step_flows(n: int, dst: int, rate_bps: float, phase: float) -> list[dict[str
     """The step-in & step-out flows of Figs. 12 and 14 as scenario entries: hosts 0 … n−1 send
     to ``dst``, flow i starting at i·phase with :func:`step_sizes`' size."""
     return [
-        {"src": i, "dst": dst, "size": size, "start": f"{i * phase * 1e6:g}us"}
+        {"src": i, "dst": dst, "size": size, "start": us(i * phase)}
         for i, size in enumerate(step_sizes(n, rate_bps, phase))
     ]
 
@@ -200,17 +213,19 @@ def flow_list(flows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def plot_rates(
     ax: Any,
-    s: Series,
+    times: np.ndarray,
+    rates: np.ndarray,
     labels: Sequence[str],
     oracle_steps: Sequence[tuple[float, float, np.ndarray]] = (),
     window: int = 5,
 ) -> None:
-    """Each flow's throughput (Gb/s, means over ``window`` samples) against time (ms), with
-    the oracle's rates per phase as dashed lines in the same colours."""
+    """Each flow's throughput (``rates[i, f]`` bit/s at ``times[i]`` s; drawn in Gb/s, means
+    over ``window`` samples) against time (ms), with the oracle's rates per phase as dashed
+    lines in the same colours."""
     k = max(1, window)
-    n = len(s.times) // k * k
-    t = s.times[:n].reshape(-1, k)[:, -1] * 1e3
-    r = s.rates[:n].reshape(-1, k, s.rates.shape[1]).mean(axis=1) / 1e9
+    n = len(times) // k * k
+    t = times[:n].reshape(-1, k)[:, -1] * 1e3
+    r = rates[:n].reshape(-1, k, rates.shape[1]).mean(axis=1) / 1e9
     colours = [f"C{i}" for i in range(len(labels))]
     for f, label in enumerate(labels):
         ax.plot(t, r[:, f], color=colours[f], lw=1.0, label=label)

@@ -27,7 +27,9 @@ import numpy as np
 from rich.console import Console
 
 from fairnet import _core, flowsim
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import grouped_bars, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 
 #: Söze §5.1.6: "the average job completion time is reduced by 0.79×, and the maximum
 #: reduction is 0.59×".
@@ -109,36 +111,45 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         "paper_mean_ratio": PAPER_MEAN_RATIO,
         "paper_best_ratio": PAPER_BEST_RATIO,
     }
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 11: TPC-H JCT, weighted / fair (k = {k}, SF {sf}, {scale})",
-        ("query", "fair JCT", "weighted JCT", "ratio", "single path"),
+        (
+            key("query"),
+            Column("fair JCT", "ours"),
+            Column("weighted JCT", "ours"),
+            Column("single path", "ours"),
+            Column("weighted / fair", "ours"),
+            Column("weighted / fair", "paper"),
+        ),
+        note=f"ours: mean ratio {summary['ratio']:.3f}, best {summary['best_ratio']:.3f} "
+        f"(paper: {PAPER_MEAN_RATIO}, {PAPER_BEST_RATIO})",
     )
     for r in rows:
         t.add_row(
             f"Q{r['query']}",
             f"{r['fair_jct_s'] * 1e3:.2f} ms",
             f"{r['weighted_jct_s'] * 1e3:.2f} ms",
-            f"{r['ratio']:.3f}",
             "yes" if r["single_path"] else "",
+            f"{r['ratio']:.3f}",
+            "",
+            end_section=r is rows[-1],
         )
-    t.add_row("mean", "", "", f"{summary['ratio']:.3f}", "", end_section=True)
-    t.add_row("paper", "", "", f"mean {PAPER_MEAN_RATIO}, best {PAPER_BEST_RATIO}", "")
-    console.print(t)
-    console.print(
-        f"ours: mean ratio {summary['ratio']:.3f}, best {summary['best_ratio']:.3f} "
-        f"(paper: {PAPER_MEAN_RATIO}, {PAPER_BEST_RATIO})"
-    )
+    t.add_row("mean", "", "", "", f"{summary['ratio']:.3f}", f"{PAPER_MEAN_RATIO}")
+    t.add_row("best", "", "", "", f"{summary['best_ratio']:.3f}", f"{PAPER_BEST_RATIO}")
+    t.print(console)
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9.0, 3.2))
-    x = np.arange(len(rows))
-    ax.bar(x - 0.2, np.ones(len(rows)), width=0.4, label="fair sharing")
-    ax.bar(x + 0.2, ratio, width=0.4, label="Söze weights (longest path)")
+    grouped_bars(
+        ax,
+        [f"Q{r['query']}" for r in rows],
+        [("fair sharing", np.ones(len(rows))), ("Söze weights (longest path)", ratio)],
+        fontsize=7,
+    )
     ax.axhline(PAPER_MEAN_RATIO, color="gray", ls="--", lw=1, label="paper's mean ratio")
-    ax.set_xticks(x, [f"Q{r['query']}" for r in rows], fontsize=7)
     ax.set_ylabel("normalized JCT")
     ax.legend(fontsize=8)
-    return PaperResult([*rows, summary], save_figure(fig, outdir, "soze-fig11"))
+    return PaperResult([*rows, summary], save_figure(fig, outdir, "soze-fig11"), [t])
 
 
 ENTRY = Entry(

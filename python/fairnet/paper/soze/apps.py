@@ -30,7 +30,9 @@ from pathlib import Path
 from rich.console import Console
 
 from fairnet import _core
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import grouped_bars, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 
 RPCS = {"smoke": 20, "full": 200}
 #: What the paper says where it gives no times.
@@ -47,9 +49,17 @@ def seconds(t: float) -> str:
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     cases = [dict(c) for c in _core.soze_app_cases(RPCS[scale], 1)]
-    t = results_table(
+    t = ResultTable(
         f"Söze §5.1 application cases (flow level, {scale})",
-        ("figure", "what", "fair", "policy", "ratio", "paper", "paper ratio"),
+        (
+            key("figure"),
+            key("what"),
+            Column("fair", "ours"),
+            Column("policy", "ours"),
+            Column("fair → policy", "paper", text=True),
+            Column("policy / fair", "ours"),
+            Column("policy / fair", "paper"),
+        ),
     )
     for c in cases:
         pf, pp = c["paper_fair_s"], c["paper_policy_s"]
@@ -65,11 +75,11 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             c["what"],
             seconds(c["fair_s"]),
             ours_policy,
-            f"{c['ratio']:.3f}",
             paper,
+            f"{c['ratio']:.3f}",
             f"{pp / pf:.3f}" if pf else "",
         )
-    console.print(t)
+    t.print(console)
     by = {c["figure"]: c for c in cases}
     fig7 = by["Fig. 7"]
     console.print(
@@ -99,18 +109,15 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     )
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.0, 3.0))
-    x = range(len(cases))
-    ax.bar([i - 0.2 for i in x], [c["ratio"] for c in cases], width=0.4, label="fairnet")
-    ax.bar(
-        [i + 0.2 for i in x],
-        [c["paper_policy_s"] / c["paper_fair_s"] if c["paper_fair_s"] else 0 for c in cases],
-        width=0.4,
-        label="paper",
+    paper = [c["paper_policy_s"] / c["paper_fair_s"] if c["paper_fair_s"] else 0 for c in cases]
+    grouped_bars(
+        ax,
+        [c["figure"] for c in cases],
+        [("fairnet", [c["ratio"] for c in cases]), ("paper", paper)],
     )
-    ax.set_xticks(list(x), [c["figure"] for c in cases])
     ax.set_ylabel("policy / fair completion time")
     ax.legend()
-    return PaperResult(cases, save_figure(fig, outdir, "soze-apps"))
+    return PaperResult(cases, save_figure(fig, outdir, "soze-apps"), [t])
 
 
 ENTRY = Entry(

@@ -24,8 +24,9 @@ from typing import Any
 
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import (
     LINK_BPS,
     hpcc_engine,
     max_err,
@@ -34,7 +35,9 @@ from fairnet.paper.soze_common import (
     soze_engine,
     step_flows,
     step_phases,
+    us,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 N = 4
 DST = 4
@@ -50,7 +53,7 @@ def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
         "topology": {"kind": "leaf_spine", "hosts_per_leaf": 1, "leaves": 5, "spines": 1},
         "workload": {"kind": "flows", "flows": flows},
         "engine": engine,
-        "stop_at": f"{(2 * N + 1) * p * 1e6:g}us",
+        "stop_at": us((2 * N + 1) * p),
     }
 
 
@@ -76,17 +79,20 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             }
         row["paper"] = "Söze accurate and stable; HPCC neither (figure only)"
         rows.append(row)
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 14 ({scale}): step-in & step-out, {PHASE_S[scale] * 1e3:g} ms steps",
         (
-            "phase",
-            "flows",
-            "oracle share",
-            "Söze max err",
-            "Söze converged",
-            "HPCC max err",
-            "HPCC converged",
+            key("phase"),
+            key("flows"),
+            Column("share", "oracle"),
+            Column("Söze max error", "ours vs oracle"),
+            Column("Söze converged", "ours"),
+            Column("HPCC max error", "ours vs oracle"),
+            Column("HPCC converged", "ours"),
         ),
+        note="Paper (§5.2.2, Fig. 14): 'Compared to HPCC, the bandwidth allocation in Söze is "
+        "very accurate and stable'; no numbers. Errors over each phase's second half; "
+        "'converged': within 10% (20 us windows) until the next step (inf: never).",
     )
     for k, r in enumerate(rows):
         t.add_row(
@@ -98,20 +104,16 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             f"{r['HPCC_max_error'] * 100:.2f}%",
             f"{r['HPCC_converged_us']:.0f} us",
         )
-    console.print(t)
-    console.print(
-        "Paper (§5.2.2, Fig. 14): 'Compared to HPCC, the bandwidth allocation in Söze is very "
-        "accurate and stable'; no numbers. Errors over each phase's second half; "
-        "'converged': within 10% (20 us windows) until the next step (inf: never)."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11.0, 3.6), sharey=True)
     for ax, panel, name in zip(axes, "ab", ("HPCC", "Söze"), strict=True):
-        plot_rates(ax, runs[name], [f"flow {i + 1}" for i in range(N)], steps[name], window=10)
+        s, labels = runs[name], [f"flow {i + 1}" for i in range(N)]
+        plot_rates(ax, s.times, s.rates, labels, steps[name], window=10)
         ax.set_title(f"({panel}) {name} (dashed: oracle)")
         ax.legend(fontsize=7)
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig14"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig14"), [t])
 
 
 ENTRY = Entry(

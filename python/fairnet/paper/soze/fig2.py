@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import (
     LINK_BPS,
     flow_list,
     max_err,
@@ -29,7 +30,9 @@ from fairnet.paper.soze_common import (
     run_series,
     soze_engine,
     target_delay,
+    us,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 WEIGHTS = [1.0, 2.0, 3.0, 4.0]
 #: The star's switch → host 4 link (link 2i + 1 for host i): the bottleneck port.
@@ -47,7 +50,7 @@ def scenario(scale: str) -> dict[str, Any]:
             "flows": flow_list([{"src": i, "dst": 4, "weight": w} for i, w in enumerate(WEIGHTS)]),
         },
         "engine": soze_engine(),
-        "stop_at": f"{DURATION_S[scale] * 1e6:g}us",
+        "stop_at": us(DURATION_S[scale]),
     }
 
 
@@ -90,9 +93,15 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             "paper": "Fig. 2: converges (no number)",
         }
     )
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 2 ({scale}): 4 flows, weights 1-4, one 100 Gb/s port",
-        ("", "ours", "oracle / target", "error", "paper (§3.1, Fig. 2)"),
+        (
+            key("quantity"),
+            Column("value", "ours"),
+            Column("value", "oracle / Eq. 6 target"),
+            Column("error", "ours vs oracle"),
+            Column("§3.1, Fig. 2", "paper", text=True),
+        ),
     )
     for r in rows[:4]:
         t.add_row(
@@ -110,7 +119,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         rows[4]["paper"],
     )
     t.add_row(rows[5]["what"], f"{rows[5]['ours_us']:.0f} us", "", "", rows[5]["paper"])
-    console.print(t)
+    t.print(console)
 
     plt = pyplot()
     fig, (ax_q, ax_r) = plt.subplots(1, 2, figsize=(10.0, 3.4))
@@ -124,10 +133,10 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     ax_q.set_title("(a) convergence to the target queueing delay")
     ax_q.legend(fontsize=8)
     labels = [f"flow {i + 1} (w = {w:g})" for i, w in enumerate(WEIGHTS)]
-    plot_rates(ax_r, s, labels, [(0.0, end, want)], window=2)
+    plot_rates(ax_r, s.times, s.rates, labels, [(0.0, end, want)], window=2)
     ax_r.set_title("(b) convergence to the weighted fair share")
     ax_r.legend(fontsize=8)
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig2"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig2"), [t])
 
 
 ENTRY = Entry(

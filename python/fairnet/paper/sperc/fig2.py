@@ -12,7 +12,9 @@ from pathlib import Path
 from rich.console import Console
 
 from fairnet.alloc import allocate
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import grouped_bars, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 
 LINKS = {"l20": 20e9, "l30": 30e9, "l12": 12e9}
 FLOWS = {"flow 1": ["l20", "l30"], "flow 2": ["l30", "l12"]}
@@ -38,31 +40,43 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                 "paper_bottleneck": bottleneck,
             }
         )
-    t = results_table(
+    t = ResultTable(
         "s-PERC Fig. 2: max-min fair rates of the running example",
-        ("flow", "links", "ours", "bottleneck", "paper", "paper's bottleneck"),
+        (
+            key("flow"),
+            key("links"),
+            Column("rate", "ours"),
+            Column("rate", "paper"),
+            Column("bottleneck", "ours"),
+            Column("bottleneck", "paper"),
+        ),
     )
     for r in rows:
         t.add_row(
             r["flow"],
             r["links"],
             f"{r['rate_gbps']:g} Gb/s",
-            r["bottleneck"],
             f"{r['paper_rate_gbps']:g} Gb/s",
+            r["bottleneck"],
             r["paper_bottleneck"],
         )
-    console.print(t)
+    t.print(console)
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.0, 3.0))
-    y = range(len(rows))
-    ax.barh([i + 0.2 for i in y], [r["rate_gbps"] for r in rows], height=0.4, label="fairnet")
-    ax.barh([i - 0.2 for i in y], [r["paper_rate_gbps"] for r in rows], height=0.4, label="paper")
-    ax.set_yticks(list(y), [f"{r['flow']} ({r['links']})" for r in rows])
+    grouped_bars(
+        ax,
+        [f"{r['flow']} ({r['links']})" for r in rows],
+        [
+            ("fairnet", [r["rate_gbps"] for r in rows]),
+            ("paper", [r["paper_rate_gbps"] for r in rows]),
+        ],
+        horizontal=True,
+    )
     ax.set_xlabel("max-min fair rate (Gb/s)")
     ax.set_title("s-PERC Fig. 2 running example")
     ax.legend()
-    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig2"))
+    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig2"), [t])
 
 
 ENTRY = Entry(

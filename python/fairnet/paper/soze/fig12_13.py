@@ -12,7 +12,7 @@ Ours: a packet-engine stand-in for the testbed, not eRPC: a 25 Gb/s star of four
 links, 32 MB buffers), hosts 0–2 each send one long stream (the testbed's back-to-back 7 MB RPC
 writes) to host 3. Flow i starts at i·P; its size is what the ideal allocation delivers if it
 ends at (3 + i)·P, so the run steps 1 → 2 → 3 → 2 → 1 flows (as Fig. 14). Söze as in the other
-entries (``soze_common.soze_engine``: §4's parameters, no filter — the per-RTT
+entries (``paper.soze.common.soze_engine``: §4's parameters, no filter — the per-RTT
 reference-rate update — backlog signal, queueing host NIC); TIMELY with its defaults
 (``transport = "timely"``, ``docs/packet-engine.md``). Per phase (cut at each run's own starts
 and ends): utilization of the bottleneck and the largest error against the oracle's 25/n Gb/s
@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import (
     INTERVAL,
     Series,
     max_err,
@@ -41,7 +42,9 @@ from fairnet.paper.soze_common import (
     soze_engine,
     step_flows,
     step_phases,
+    us,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 N = 3
 DST = 3
@@ -68,7 +71,7 @@ def scenario(scale: str, scheme: str) -> dict[str, Any]:
         "topology": {"kind": "star", "n_hosts": N + 1, "rate": "25Gbps"},
         "workload": {"kind": "flows", "flows": flows},
         "engine": engine(scheme),
-        "stop_at": f"{(2 * N + 1) * p * 1e6:g}us",
+        "stop_at": us((2 * N + 1) * p),
     }
 
 
@@ -102,18 +105,24 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper": "Söze: higher utilization, faster convergence, lower RTT (plots)",
                 }
             )
-    t = results_table(
+    t = ResultTable(
         f"Söze Figs. 12–13 ({scale}): 1 → 3 → 1 flows into one 25 Gb/s port",
         (
-            "scheme",
-            "phase",
-            "flows",
-            "utilization",
-            "max err",
-            "converged",
-            "queue mean",
-            "queue max",
+            key("scheme"),
+            key("phase"),
+            key("flows"),
+            Column("utilization", "ours"),
+            Column("max error", "ours vs oracle"),
+            Column("converged", "ours"),
+            Column("queue mean", "ours"),
+            Column("queue max", "ours"),
         ),
+        note="Paper (§5.2.1, Figs. 12–13, eRPC testbed, no numbers): 'When there is only one "
+        "flow, Söze achieves higher utilization than Timely'; after arrivals and completions "
+        "'Söze converges to the new optimal allocation faster than Timely'; 'Söze still "
+        "achieves lower RTT than Timely'. Utilization, errors and the mean queue over each "
+        "phase's second half, the largest queue over the whole phase; queue: queueing delay of "
+        "the bottleneck (RTT − 4.7 us base RTT); converged inf: never within 10%.",
     )
     for r in rows:
         t.add_row(
@@ -126,22 +135,16 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             f"{r['qdelay_us']:.1f} us",
             f"{r['max_qdelay_us']:.1f} us",
         )
-    console.print(t)
-    console.print(
-        "Paper (§5.2.1, Figs. 12–13, eRPC testbed, no numbers): 'When there is only one flow, "
-        "Söze achieves higher utilization than Timely'; after arrivals and completions 'Söze "
-        "converges to the new optimal allocation faster than Timely'; 'Söze still achieves "
-        "lower RTT than Timely'. Utilization, errors and the mean queue over each phase's "
-        "second half, the largest queue over the whole phase; queue: queueing delay of the "
-        "bottleneck (RTT − 4.7 us base RTT); converged inf: never within 10%."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11.0, 6.4), sharex=True)
     for col, name in enumerate(("TIMELY", "Söze")):
         s = runs[name]
         ax = axes[0][col]
-        plot_rates(ax, s, [f"flow {i + 1}" for i in range(N)], steps[name], window=10)
+        plot_rates(
+            ax, s.times, s.rates, [f"flow {i + 1}" for i in range(N)], steps[name], window=10
+        )
         ax.set_title(f"Fig. 12({'ab'[col]}) {name}: throughput (dashed: oracle)")
         ax.legend(fontsize=7)
         ax = axes[1][col]
@@ -150,7 +153,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         ax.set_xlabel("time (ms)")
         ax.set_ylabel("RTT (µs)")
         ax.set_title(f"Fig. 13({'ab'[col]}) {name}: base RTT + queueing delay")
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig12-13"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig12-13"), [t])
 
 
 ENTRY = Entry(

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from fairnet import _core
+from fairnet.paper.plots import plot_cdf
 
 SCHEMES = ("sperc", "rcp")
 #: The two criteria of §8.2.1 ("95% of flows are within 20% of ideal, or … 99% of flows are
@@ -116,9 +117,7 @@ def fmt(value: float, missed: int = 0, spec: str = "g") -> str:
 def plot_cdfs(ax: Any, runs: list[tuple[str, list[int | None], int]], label: str) -> None:
     """Draws on ``ax`` the CDF of each ``(legend, times, cap)`` in ``runs``."""
     for legend, times, cap in runs:
-        x = np.sort(censored(times, cap))
-        y = np.arange(1, len(x) + 1) / max(len(x), 1)
-        ax.step(x, y, where="post", label=legend)
+        plot_cdf(ax, censored(times, cap), legend, step=True)
     ax.set_xscale("log")
     ax.set_xlabel(f"RTTs until {label}")
     ax.set_ylabel("CDF of changes")

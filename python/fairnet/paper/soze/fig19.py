@@ -32,7 +32,9 @@ from rich.console import Console
 
 from fairnet import _core
 from fairnet.bench import SOZE_FIG19B, time_allocation
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 
 TOPOLOGY_KS = (4, 8, 12, 16)
 FLOW_COUNTS = {
@@ -49,31 +51,45 @@ SOZE_POINTS = {
     },
 }
 SOZE_COLUMNS = (
-    "k",
-    "flows",
-    "rate: 90% within 10%",
-    "RTTs",
-    "rate: mean flow",
-    "flows converged",
-    "throughput: 90% within 10%",
-    "throughput err p50 / p95",
-    "Lemma 3.2 fails",
-    "oracle solve",
-    "sim wall",
-    "paper",
+    key("k"),
+    key("flows"),
+    Column("rate: 90% within 10%", "ours"),
+    Column("RTTs", "ours"),
+    Column("rate: mean flow", "ours"),
+    Column("flows converged", "ours"),
+    Column("throughput: 90% within 10%", "ours"),
+    Column("throughput err p50 / p95", "ours"),
+    Column("Lemma 3.2 fails", "ours"),
+    Column("oracle solve", "ours"),
+    Column("sim wall", "ours"),
+    Column("convergence", "paper", text=True),
+)
+SOZE_NOTE = (
+    "rate: each flow's pacing rate capped by its weighted share of its host NIC, every 10 µs; "
+    "90% within 10%: from then on, 90% of the flows within 10% of the oracle; RTTs: of the "
+    "longest base RTT (no queueing); mean flow: the mean over the flows that converged of "
+    "the time from which each stays within 10% (flows converged: their share); throughput: "
+    "delivered over 50 µs windows (a packet-count floor below ~3 Gb/s a flow); err: over the "
+    "last quarter of the run; Lemma 3.2 fails: the share of flows with p <= Δt/2·ln(α/β) at "
+    "their oracle rate (Δt = RTT/CWND, one packet's time at that rate)."
 )
 #: Söze's own figure: "0.3 milliseconds, which is around 10 RTTs" (§5.3.4).
 SOZE_PAPER_S = 0.3e-3
 
 
-def soze_points(scale: str, seed: int, console: Console) -> list[dict]:
-    """Söze's convergence on the packet engine at each of ``scale``'s points."""
+def soze_points(scale: str, seed: int, console: Console) -> tuple[list[dict], list[ResultTable]]:
+    """Söze's convergence on the packet engine at each of ``scale``'s points, and a table per
+    panel."""
     rows = []
+    tables = []
     measured: dict[tuple[int, int], dict] = {}  # full scale: k = 16, 10k flows is in both panels
-    for panel, points in SOZE_POINTS[scale].items():
-        t = results_table(
+    panels = SOZE_POINTS[scale]
+    for panel, points in panels.items():
+        t = ResultTable(
             f"Söze Fig. 19({panel}): convergence on the packet engine ({scale})",
             SOZE_COLUMNS,
+            note=SOZE_NOTE if panel == list(panels)[-1] else "",
+            name=f"soze-{panel}",
         )
         for k, n in points:
             if (k, n) not in measured:
@@ -102,17 +118,9 @@ def soze_points(scale: str, seed: int, console: Console) -> list[dict]:
                 f"{r['sim_wall_s']:.1f} s",
                 "0.3 ms, ~10 RTTs",
             )
-        console.print(t)
-    console.print(
-        "rate: each flow's pacing rate capped by its weighted share of its host NIC, every 10 µs; "
-        "90% within 10%: from then on, 90% of the flows within 10% of the oracle; RTTs: of the "
-        "longest base RTT (no queueing); mean flow: the mean over the flows that converged of "
-        "the time from which each stays within 10% (flows converged: their share); throughput: "
-        "delivered over 50 µs windows (a packet-count floor below ~3 Gb/s a flow); err: over the "
-        "last quarter of the run; Lemma 3.2 fails: the share of flows with p <= Δt/2·ln(α/β) at "
-        "their oracle rate (Δt = RTT/CWND, one packet's time at that rate)."
-    )
-    return rows
+        t.print(console)
+        tables.append(t)
+    return rows, tables
 
 
 def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResult:
@@ -123,10 +131,19 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
     }
     rows = []
     measured: dict[tuple[int, int], dict] = {}  # k = 16 at 10k flows is in both panels
+    tables = []
     for panel, points in series.items():
-        t = results_table(
+        t = ResultTable(
             f"Söze Fig. 19({panel}): oracle solve time ({scale})",
-            ("k", "hosts", "flows", "solve", "check", "paper (water-filling)"),
+            (
+                key("k"),
+                key("hosts"),
+                key("flows"),
+                Column("solve", "ours"),
+                Column("check", "ours"),
+                Column("solve: water-filling", "paper"),
+            ),
+            name=f"oracle-{panel}",
         )
         for k, n in points:
             r = measured.get((k, n)) or time_allocation(k, n, seed, repeat)
@@ -141,10 +158,12 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
                 "ok" if r["check"] else "FAILED",
                 f"{paper * 1e3:,.2f} ms" if paper else "",
             )
-        console.print(t)
+        t.print(console)
+        tables.append(t)
 
-    soze = soze_points(scale, seed, console)
+    soze, soze_tables = soze_points(scale, seed, console)
     rows.extend(soze)
+    tables.extend(soze_tables)
 
     plt = pyplot()
     fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(9.0, 3.4))
@@ -180,7 +199,7 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
         ax.set_yscale("log")
         ax.set_ylabel("oracle solve / Söze convergence (s)")
         ax.legend()
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig19"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig19"), tables)
 
 
 ENTRY = Entry(
@@ -195,4 +214,6 @@ ENTRY = Entry(
         "Söze: 10k flows on k = 4..16 and 10..1M flows on k = 16",
     },
     run_fn=run,
+    # Seconds of the oracle's solves and of the packet-level simulations on this machine.
+    wall_clock=("solve_s", "allocate_s", "oracle_solve_s", "sim_wall_s"),
 )

@@ -31,8 +31,9 @@ from typing import Any
 
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import (
     INTERVAL,
     LINK_BPS,
     flow_list,
@@ -41,7 +42,10 @@ from fairnet.paper.soze_common import (
     plot_rates,
     run_series,
     soze_engine,
+    us,
+    weight_steps,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 WEIGHTS = [1.0, 2.0, 3.0, 4.0, 5.0]
 PHASE_S = {"smoke": 2e-3, "full": 10e-3}
@@ -76,13 +80,9 @@ def scenario(scale: str, wrr: bool = False) -> dict[str, Any]:
         "name": f"soze-fig17{'c' if wrr else ''} ({scale})",
         "topology": {"kind": "soze_fig17"},
         "workload": {"kind": "flows", "flows": flow_list(flows)},
-        "weight_changes": [
-            {"at": f"{k * p * 1e6:g}us", "flow": 0, "weight": w}
-            for k, w in enumerate(WEIGHTS)
-            if k > 0
-        ],
+        "weight_changes": weight_steps(0, WEIGHTS, p),
         "engine": engine,
-        "stop_at": f"{len(WEIGHTS) * p * 1e6:g}us",
+        "stop_at": us(len(WEIGHTS) * p),
     }
 
 
@@ -127,53 +127,53 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                 "paper_convergence": "within 10 RTTs (§5.3.1)",
             }
         )
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 17 ({scale}): flow 1's weight 1 → 5, {p * 1e3:g} ms phases",
         (
-            "w1",
-            "flow 1 ours / oracle",
-            "flows 2-6 ours (Gb/s)",
-            "max err Söze",
-            "max err WRR+AIMD",
-            "converged WRR",
-            "qdelay sw1 / sw2",
-            "converged",
-            "util sw1/sw2 Söze",
-            "util sw1/sw2 WRR",
-            "paper (Fig. 17)",
+            key("w1"),
+            Column("flow 1 Gb/s", "ours"),
+            Column("flow 1 Gb/s", "oracle"),
+            Column("flow 1", "paper", text=True),
+            Column("flows 2-6 Gb/s", "ours"),
+            Column("max error Söze", "ours vs oracle"),
+            Column("converged Söze", "ours"),
+            Column("qdelay sw1 / sw2", "ours"),
+            Column("util sw1 / sw2 Söze", "ours"),
+            Column("max error WRR+AIMD", "ours vs oracle"),
+            Column("converged WRR+AIMD", "ours"),
+            Column("util sw1 / sw2 WRR+AIMD", "ours"),
         ),
+        note="Paper (§5.3.1): bottleneck of flows 2-4 moves to switch 1 above weight 2 and Söze "
+        "converges 'within 10 RTTs'; WRR+AIMD rates 'maintained correctly around' the "
+        "allocation with lower utilization. WRR: each switch's WRR weight of flow 1's queue "
+        "follows its weight.",
     )
     for r in rows:
         t.add_row(
             f"{r['weight']:g}",
-            f"{r['soze_gbps'][0]:.1f} / {r['oracle_gbps'][0]:.1f}",
+            f"{r['soze_gbps'][0]:.1f}",
+            f"{r['oracle_gbps'][0]:.1f}",
+            r["paper_flow1"],
             " ".join(f"{x:.1f}" for x in r["soze_gbps"][1:]),
             f"{r['soze_max_error'] * 100:.2f}%",
+            f"{r['converged_us']:.0f} us ({r['converged_rtts']:.1f} RTTs)",
+            f"{r['qdelay_sw1_us']:.1f} / {r['qdelay_sw2_us']:.1f} us",
+            f"{r['soze_util_sw1'] * 100:.1f} / {r['soze_util_sw2'] * 100:.1f}%",
             f"{r['wrr_max_error'] * 100:.2f}%",
             f"{r['wrr_converged_us']:.0f} us",
-            f"{r['qdelay_sw1_us']:.1f} / {r['qdelay_sw2_us']:.1f} us",
-            f"{r['converged_us']:.0f} us ({r['converged_rtts']:.1f} RTTs)",
-            f"{r['soze_util_sw1'] * 100:.1f}/{r['soze_util_sw2'] * 100:.1f}%",
-            f"{r['wrr_util_sw1'] * 100:.1f}/{r['wrr_util_sw2'] * 100:.1f}%",
-            f"flow 1 {r['paper_flow1']}",
+            f"{r['wrr_util_sw1'] * 100:.1f} / {r['wrr_util_sw2'] * 100:.1f}%",
         )
-    console.print(t)
-    console.print(
-        "Paper (§5.3.1): bottleneck of flows 2-4 moves to switch 1 above weight 2 and Söze "
-        "converges 'within 10 RTTs'; WRR+AIMD rates 'maintained correctly around' the "
-        "allocation with lower utilization. WRR: each switch's WRR weight of flow 1's queue "
-        "follows its weight."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, (ax_b, ax_c) = plt.subplots(1, 2, figsize=(11.0, 3.6), sharey=True)
     labels = [f"flow {i + 1}" for i in range(len(PAIRS))]
-    plot_rates(ax_b, s, labels, steps, window=10)
+    plot_rates(ax_b, s.times, s.rates, labels, steps, window=10)
     ax_b.set_title("(b) Söze (dashed: oracle)")
     ax_b.legend(fontsize=7, ncol=2)
-    plot_rates(ax_c, c, labels, steps, window=10)
+    plot_rates(ax_c, c.times, c.rates, labels, steps, window=10)
     ax_c.set_title("(c) WRR + delay AIMD (dashed: oracle)")
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig17"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig17"), [t])
 
 
 ENTRY = Entry(

@@ -26,8 +26,9 @@ from typing import Any
 
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.sperc_convergence import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.sperc.convergence import (
     METRICS,
     episode_summary,
     fmt,
@@ -35,6 +36,7 @@ from fairnet.paper.sperc_convergence import (
     run_seeds,
     tail,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 #: Fig. 8 captions: (rate label, scheme) -> (median, p99) for 95%/20% then 99%/10%, in RTTs.
 PAPER: dict[tuple[str, str], tuple[float, float, float, float]] = {
@@ -83,9 +85,23 @@ def rows_of(
 
 def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
     rows = rows_of(scale, runs, console)
-    t = results_table(
+    r0 = rows[0]
+    t = ResultTable(
         "s-PERC Fig. 8 (B4 WAN): RTTs to converge after a change, median / p99",
-        ("rate (paper's)", "replaced", "scheme", "95%/20%", "paper", "99%/10%", "paper"),
+        (
+            key("rate (paper's)"),
+            key("replaced"),
+            key("scheme"),
+            Column("95%/20%", "ours"),
+            Column("95%/20%", "paper"),
+            Column("99%/10%", "ours"),
+            Column("99%/10%", "paper"),
+        ),
+        note=f"{r0['flows']} flows; RTT unit (mean base RTT of the run's flows) "
+        f"{r0['rtt_ms']:.1f} ms (flows {r0['rtt_range_ms'][0]:.1f}-{r0['rtt_range_ms'][1]:.1f} "
+        f"ms); a change that did not converge within {r0['epoch_rtts']} RTTs counts as "
+        f"{r0['epoch_rtts']}. Paper, 70% replaced: s-PERC* 1.8-2.5x faster than RCP at the "
+        "median, 2.4-7.2x at the tail.",
     )
     for r in rows:
         p = r["paper"]
@@ -98,24 +114,17 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             fmt(r["median_99_10"], r["not_converged_99_10"]) + f" / {r['p99_99_10']:.0f}",
             f"{p[2]:g} / {p[3]:g}" if p else "-",
         )
-    console.print(t)
-    r0 = rows[0]
-    console.print(
-        f"{r0['flows']} flows; RTT unit (mean base RTT of the run's flows) {r0['rtt_ms']:.1f} ms "
-        f"(flows {r0['rtt_range_ms'][0]:.1f}-{r0['rtt_range_ms'][1]:.1f} ms); a change that did "
-        f"not converge within {r0['epoch_rtts']} RTTs counts as {r0['epoch_rtts']}. Paper, 70% "
-        "replaced: s-PERC* 1.8-2.5x faster than RCP at the median, 2.4-7.2x at the tail."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4))
-    for ax, (key, label) in zip(axes, METRICS, strict=True):
+    for ax, (metric, label) in zip(axes, METRICS, strict=True):
         plot_cdfs(
             ax,
             [
                 (
                     f"{r['scheme']} {r['rate_bps'] / 1e6:g}Mb/s {r['replace']:.0%}",
-                    r[key],
+                    r[metric],
                     r["epoch_rtts"],
                 )
                 for r in rows
@@ -123,7 +132,7 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             label,
         )
     fig.suptitle("s-PERC Fig. 8: convergence on the B4 WAN after replacing flows")
-    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig8"))
+    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig8"), [t])
 
 
 ENTRY = Entry(

@@ -16,7 +16,7 @@ process offering the load on the hosts' links, between random distinct hosts, si
 ``GoogleRPC2008.txt`` (the scenario workload ``poisson``, ``cdf = "googlerpc"``). One ECMP path
 per flow. The three schemes on the same flows (same seed):
 
-- Söze: §4's parameters, the backlog signal, no switch filter (``soze_common``), the weighted
+- Söze: §4's parameters, the backlog signal, no switch filter (``paper.soze.common``), the weighted
   NIC with a two-packet pacing credit (``host_nic = "weighted"``, ``tcp.pacing_burst``: the
   configuration of ``soze::weighted_nic_packet_config``, under which Söze reaches weighted
   max-min on random fat-trees; the other schemes pull round robin over the host's flows);
@@ -49,8 +49,10 @@ import numpy as np
 from rich.console import Console
 
 import fairnet
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import WIRE, soze_engine
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import plot_cdf, pyplot, save_figure
+from fairnet.paper.soze.common import WIRE, soze_engine
+from fairnet.paper.tables import Column, ResultTable, key
 from fairnet.runner import SIZE_BINS, slowdown_by_size
 
 LOADS = (0.4, 0.8)
@@ -138,19 +140,26 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper": PAPER["Fig. 15"],
                 }
             )
-    _print(rows, scale, console)
+    t = _table(rows, scale)
+    t.print(console)
     files = _plot_fig15(slowdowns, outdir) + _plot_fig16(rows, outdir)
-    return PaperResult(rows, files)
+    return PaperResult(rows, files, [t])
 
 
-def _print(rows: list[dict[str, Any]], scale: str, console: Console) -> None:
+def _table(rows: list[dict[str, Any]], scale: str) -> ResultTable:
     k = SCALE[scale]["k"]
-    t = results_table(
+    t = ResultTable(
         f"Söze Figs. 15–16 ({scale}): Google RPC on a k = {k} fat-tree, FCT slowdown",
-        ("load", "scheme", "done", "all p50", "all p99"),
+        (
+            key("load"),
+            key("scheme"),
+            Column("done", "ours"),
+            Column("all p50", "ours"),
+            Column("all p99", "ours"),
+            *(Column(f"{label} p50 / p99", "ours") for _, _, label in SIZE_BINS),
+        ),
+        note="\n".join(f"Paper {fig} (plots, no numbers): {c}." for fig, c in PAPER.items()),
     )
-    for _, _, label in SIZE_BINS:
-        t.add_column(f"{label} p50 / p99", justify="right")
     for r in rows:
         cells = [f"{b['p50']:.2f} / {b['p99']:.2f}" if b["flows"] else "—" for b in r["by_size"]]
         t.add_row(
@@ -161,9 +170,7 @@ def _print(rows: list[dict[str, Any]], scale: str, console: Console) -> None:
             f"{r['p99']:.2f}",
             *cells,
         )
-    console.print(t)
-    for fig, claim in PAPER.items():
-        console.print(f"Paper {fig} (plots, no numbers): {claim}.")
+    return t
 
 
 def _plot_fig15(slowdowns: dict[tuple[float, str], np.ndarray], outdir: Path) -> list[Path]:
@@ -171,9 +178,7 @@ def _plot_fig15(slowdowns: dict[tuple[float, str], np.ndarray], outdir: Path) ->
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.6), sharey=True)
     for ax, panel, load in zip(axes, "ab", LOADS, strict=True):
         for scheme in SCHEMES:
-            x = np.sort(slowdowns[(load, scheme)])
-            x = x[np.isfinite(x)]
-            ax.plot(x, np.arange(1, len(x) + 1) / max(len(x), 1), label=scheme, lw=1.2)
+            plot_cdf(ax, slowdowns[(load, scheme)], scheme, lw=1.2)
         ax.set_xscale("log")
         ax.set_xlabel("FCT slowdown")
         ax.set_title(f"({panel}) {load:.0%} load")

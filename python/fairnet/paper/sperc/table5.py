@@ -1,7 +1,7 @@
 """s-PERC §8.2.1, Table 5: average convergence time of s-PERC* and RCP on the B4 WAN when all
 flows start at once, on the packet engine.
 
-Same setup as Fig. 8 (``sperc_fig8``; Table 6's WAN settings, one server per B4 site) but no
+Same setup as Fig. 8 (``paper.sperc.fig8``; Table 6's WAN settings, one server per B4 site) but no
 flow changes: the start of each run is measured, and the times (in units of the mean base RTT
 of the run's flows) are averaged over runs with different seeds (the paper: 100 runs, 200 for
 RCP at 10 Gb/s). A run that never converged within the epoch counts as the epoch length.
@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, results_table
-from fairnet.paper.sperc_convergence import censored, fmt, missed, run_seeds
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.sperc.convergence import censored, fmt, missed, run_seeds
+from fairnet.paper.tables import Column, ResultTable, key
 
 #: Table 5: (rate label, scheme) -> average RTTs (95%/20%, 99%/10%).
 PAPER = {
@@ -80,9 +81,19 @@ def rows_of(
 
 def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
     rows = rows_of(scale, runs, console)
-    t = results_table(
+    t = ResultTable(
         "s-PERC Table 5 (B4 WAN): mean RTTs to converge when all flows start at once",
-        ("rate (paper's)", "scheme", "runs", "95%/20%", "paper", "99%/10%", "paper"),
+        (
+            key("rate (paper's)"),
+            key("scheme"),
+            Column("runs", "ours"),
+            Column("95%/20%", "ours"),
+            Column("95%/20%", "paper"),
+            Column("99%/10%", "ours"),
+            Column("99%/10%", "paper"),
+        ),
+        note=f"{rows[0]['flows']} flows; RTT unit {rows[0]['rtt_ms']:.1f} ms; a run that did "
+        f"not converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}.",
     )
     for r in rows:
         t.add_row(
@@ -94,12 +105,8 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             fmt(r["mean_99_10"], r["not_converged_99_10"], ".1f"),
             f"{r['paper_mean_99_10']:g}",
         )
-    console.print(t)
-    console.print(
-        f"{rows[0]['flows']} flows; RTT unit {rows[0]['rtt_ms']:.1f} ms; a run that did not "
-        f"converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}."
-    )
-    return PaperResult(rows, [])
+    t.print(console)
+    return PaperResult(rows, [], [t])
 
 
 ENTRY = Entry(

@@ -39,8 +39,10 @@ from rich.console import Console
 
 import fairnet
 from fairnet import _core
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import LINK_BPS, PAYLOAD, WIRE, soze_engine
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import LINK_BPS, PAYLOAD, WIRE, soze_engine
+from fairnet.paper.tables import Column, ResultTable, key
 
 #: Flows per coflow and WRR queues per port (§5.3.2).
 FLOWS, QUEUES = 10, 4
@@ -153,9 +155,17 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
                     "cct_over_ideal": float(fct.max() / ideal),
                 }
             )
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 18(a) ({scale}): one coflow of 10 flows into one port",
-        ("scheme", "FCT spread: mean", "max", "CCT / ideal: mean", "paper (§5.3.2)"),
+        (
+            key("scheme"),
+            Column("FCT spread: mean", "ours"),
+            Column("FCT spread: max", "ours"),
+            Column("CCT / ideal: mean", "ours"),
+            Column("§5.3.2", "paper", text=True),
+        ),
+        note="FCT spread: (latest - earliest flow end) / latest end within a coflow; ideal: all "
+        "bytes through the receiver's port at line rate.",
     )
     paper = {
         "Söze": "minimum FCT difference",
@@ -173,11 +183,7 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
             f"{np.mean(cct):.3f}",
             paper[scheme],
         )
-    console.print(t)
-    console.print(
-        "FCT spread: (latest - earliest flow end) / latest end within a coflow; ideal: all "
-        "bytes through the receiver's port at line rate."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
@@ -187,7 +193,7 @@ def run(scale: str, outdir: Path, console: Console, seed: int = 1) -> PaperResul
     ax.set_xticks(range(len(SCHEMES)), SCHEMES)
     ax.set_ylabel("flow completion time / ideal CCT")
     ax.set_title("(a) flows of a coflow: the closer together, the better")
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig18a"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig18a"), [t])
 
 
 ENTRY = Entry(

@@ -25,15 +25,20 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.soze_common import (
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.soze.common import (
     LINK_BPS,
     flow_list,
     hpcc_engine,
     oracle,
+    plot_rates,
     run_series,
     soze_engine,
+    us,
+    weight_steps,
 )
+from fairnet.paper.tables import Column, ResultTable, key
 
 WEIGHTS = [1.005, 1.01, 1.02, 1.04, 1.08]
 CONNECTIONS = [1, 2, 3, 4]
@@ -53,13 +58,9 @@ def weights_scenario(scale: str) -> dict[str, Any]:
                 [{"src": 0, "dst": DST, "weight": WEIGHTS[0]}, {"src": 1, "dst": DST}]
             ),
         },
-        "weight_changes": [
-            {"at": f"{k * p * 1e6:g}us", "flow": 0, "weight": w}
-            for k, w in enumerate(WEIGHTS)
-            if k > 0
-        ],
+        "weight_changes": weight_steps(0, WEIGHTS, p),
         "engine": soze_engine(),
-        "stop_at": f"{len(WEIGHTS) * p * 1e6:g}us",
+        "stop_at": us(len(WEIGHTS) * p),
     }
 
 
@@ -68,15 +69,14 @@ def connections_scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
     (connection j of flow 0 starts at j·step; all connections run on host 0's NIC)."""
     p = STEP_S[scale][1]
     flows = [{"src": 1, "dst": DST, "tag": 1}] + [
-        {"src": 0, "dst": DST, "start": f"{j * p * 1e6:g}us", "tag": 0}
-        for j in range(len(CONNECTIONS))
+        {"src": 0, "dst": DST, "start": us(j * p), "tag": 0} for j in range(len(CONNECTIONS))
     ]
     return {
         "name": f"soze-fig18cd ({scale})",
         "topology": {"kind": "star", "n_hosts": 3},
         "workload": {"kind": "flows", "flows": flow_list(flows)},
         "engine": engine,
-        "stop_at": f"{len(CONNECTIONS) * p * 1e6:g}us",
+        "stop_at": us(len(CONNECTIONS) * p),
     }
 
 
@@ -124,9 +124,18 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper": "accurate" if panel == "c" else "less accurate",
                 }
             )
-    t = results_table(
+    t = ResultTable(
         f"Söze Fig. 18(b)-(d) ({scale}): flow 0 vs flow 1 into one 100 Gb/s port",
-        ("panel", "setting", "flow 0 / flow 1 ours", "oracle", "error", "paper (§5.3.2)"),
+        (
+            key("panel"),
+            key("setting"),
+            Column("flow 0 / flow 1 Gb/s", "ours"),
+            Column("flow 0 / flow 1 Gb/s", "oracle"),
+            Column("error", "ours vs oracle"),
+            Column("§5.3.2", "paper", text=True),
+        ),
+        note="error: largest |ours - oracle| over the smaller oracle rate, second half of each "
+        "step.",
     )
     for r in rows:
         t.add_row(
@@ -137,38 +146,23 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             f"{r['error'] * 100:.2f}%",
             r["paper"],
         )
-    console.print(t)
-    console.print(
-        "error: largest |ours - oracle| over the smaller oracle rate, second half of each step."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.4))
-    k = 10
-    n = len(b.times) // k * k
-    tb = b.times[:n].reshape(-1, k)[:, -1] * 1e3
-    rb = b.rates[:n].reshape(-1, k, 2).mean(axis=1) / 1e9
-    for f in range(2):
-        axes[0].plot(tb, rb[:, f], color=f"C{f}", lw=1.0, label=f"flow {f}")
-        for a, e, want in b_steps:
-            axes[0].plot([a * 1e3, e * 1e3], [want[f] / 1e9] * 2, "--", color=f"C{f}", lw=0.9)
+    labels = ["flow 0", "flow 1"]
+    plot_rates(axes[0], b.times, b.rates, labels, b_steps, window=10)
     axes[0].set_title("(b) Söze, flow 0: weight 1.005, 1.01, ...")
     for ax, panel, name in ((axes[1], "c", "Söze"), (axes[2], "d", "HPCC")):
         s = cd[panel]
-        n = len(s.times) // k * k
-        tt = s.times[:n].reshape(-1, k)[:, -1] * 1e3
-        rr = s.rates[:n].reshape(-1, k, s.rates.shape[1]).mean(axis=1) / 1e9
-        agg = np.stack([rr[:, 1:].sum(axis=1), rr[:, 0]], axis=1)
-        for f in range(2):
-            ax.plot(tt, agg[:, f], color=f"C{f}", lw=1.0, label=f"flow {f}")
-            for a, e, _, want in cd_rates[panel]:
-                ax.plot([a * 1e3, e * 1e3], [want[f] / 1e9] * 2, "--", color=f"C{f}", lw=0.9)
+        # Flow 0's connections summed, then flow 1.
+        rates = np.stack([s.rates[:, 1:].sum(axis=1), s.rates[:, 0]], axis=1)
+        steps = [(a, e, want) for a, e, _, want in cd_rates[panel]]
+        plot_rates(ax, s.times, rates, labels, steps, window=10)
         ax.set_title(f"({panel}) {name}, flow 0: +1 connection per step")
     for ax in axes:
-        ax.set_xlabel("time (ms)")
-        ax.set_ylabel("throughput (Gb/s)")
         ax.legend(fontsize=7)
-    return PaperResult(rows, save_figure(fig, outdir, "soze-fig18"))
+    return PaperResult(rows, save_figure(fig, outdir, "soze-fig18"), [t])
 
 
 ENTRY = Entry(

@@ -9,7 +9,7 @@ scheme, how a flow's rate is measured); ``docs/systems/sperc.md`` compares the n
 the paper's.
 
 Topology: pFabric's [4] 144-server leaf–spine (9 leaves of 16 servers, 4 spines) at 100 Gb/s
-server and 400 Gb/s fabric links, the same as the FCT entries (``sperc_fct``): "3-level" read
+server and 400 Gb/s fabric links, the same as the FCT entries (``paper.sperc.fct``): "3-level" read
 as servers / leaves / spines.
 
 The paper's medians (§8.2.1 text): s-PERC* 4 RTTs (95%/20%) and 14 RTTs (99%/10%); RCP 45 and
@@ -26,8 +26,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
-from fairnet.paper.sperc_convergence import METRICS, episode_summary, fmt, plot_cdfs, run_seeds
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import pyplot, save_figure
+from fairnet.paper.sperc.convergence import METRICS, episode_summary, fmt, plot_cdfs, run_seeds
+from fairnet.paper.tables import Column, ResultTable, key
 
 #: s-PERC §8.2.1 (text): median RTTs to converge, (95% within 20%, 99% within 10%).
 PAPER = {"s-PERC*": (4.0, 14.0), "RCP": (45.0, 174.0)}
@@ -48,9 +50,20 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             "paper_median_99_10": paper[1],
         }
         rows.append(row)
-    t = results_table(
+    t = ResultTable(
         "s-PERC Fig. 7: RTTs to converge after replacing 40% of the flows (median)",
-        ("scheme", "flows", "runs", "changes", "95%/20%", "paper", "99%/10%", "paper"),
+        (
+            key("scheme"),
+            Column("flows", "ours"),
+            Column("runs", "ours"),
+            Column("changes", "ours"),
+            Column("95%/20%", "ours"),
+            Column("95%/20%", "paper"),
+            Column("99%/10%", "ours"),
+            Column("99%/10%", "paper"),
+        ),
+        note=f"{rows[0]['servers']} servers, RTT {rows[0]['rtt_us']:.2f} us; a change that did "
+        f"not converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}.",
     )
     for r in rows:
         t.add_row(
@@ -63,18 +76,14 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             fmt(r["median_99_10"], r["not_converged_99_10"]),
             f"{r['paper_median_99_10']:g}",
         )
-    console.print(t)
-    console.print(
-        f"{rows[0]['servers']} servers, RTT {rows[0]['rtt_us']:.2f} us; a change that did not "
-        f"converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}."
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.2))
-    for ax, (key, label) in zip(axes, METRICS, strict=True):
-        plot_cdfs(ax, [(r["scheme"], r[key], r["epoch_rtts"]) for r in rows], label)
+    for ax, (metric, label) in zip(axes, METRICS, strict=True):
+        plot_cdfs(ax, [(r["scheme"], r[metric], r["epoch_rtts"]) for r in rows], label)
     fig.suptitle("s-PERC Fig. 7: convergence after replacing 40% of flows")
-    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig7"))
+    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig7"), [t])
 
 
 ENTRY = Entry(

@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import plot_cdf, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 
 ALGORITHMS = ("fair", "s_perc", "n_perc")
 #: (links M, flows N, links per flow P)
@@ -135,9 +137,18 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
                     "paper_tail": paper[a][1],
                 }
             )
-    t = results_table(
+    t = ResultTable(
         f"s-PERC Fig. 6: convergence time ({scale}; paper values approximate)",
-        ("panel", "algorithm", "runs", "converged", "ours p50 / tail", "paper p50 / tail"),
+        (
+            key("panel"),
+            key("algorithm"),
+            Column("runs", "ours"),
+            Column("converged", "ours"),
+            Column("p50 / tail", "ours"),
+            Column("p50 / tail", "paper"),
+        ),
+        note="bounds: every s-PERC run within 6·N2, every Fair run within 4·N1 "
+        f"({runs.height} runs)",
     )
     for r in rows:
         ours = f"{r['median']:.1f} / {r['tail']:.1f}" if r["median"] is not None else "-"
@@ -149,29 +160,19 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             f"{ours} ({r['tail_kind']})",
             f"{r['paper_median']} / {r['paper_tail']}",
         )
-    console.print(t)
-    console.print(
-        f"bounds: every s-PERC run within 6·N2, every Fair run within 4·N1 ({runs.height} runs)"
-    )
+    t.print(console)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.4))
     for ax, is_dense in zip(axes, (False, True), strict=True):
         for a in ALGORITHMS:
-            conv = np.sort(
-                runs.filter((pl.col("dense") == is_dense) & (pl.col("engine.algorithm") == a))[
-                    "convergence"
-                ]
-                .drop_nulls()
-                .to_numpy()
-            )
-            if len(conv):
-                ax.step(conv, np.arange(1, len(conv) + 1) / len(conv), where="post", label=a)
+            sel = runs.filter((pl.col("dense") == is_dense) & (pl.col("engine.algorithm") == a))
+            plot_cdf(ax, sel["convergence"].drop_nulls().to_numpy(), a, step=True)
         ax.set_xlabel("convergence time (N_1)" if is_dense else "convergence time (RTTs)")
         ax.set_ylabel("CDF")
         ax.set_title("(b) dense" if is_dense else "(a) sparse")
         ax.legend()
-    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig6"))
+    return PaperResult(rows, save_figure(fig, outdir, "sperc-fig6"), [t])
 
 
 ENTRY = Entry(

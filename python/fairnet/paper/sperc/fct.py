@@ -44,7 +44,9 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from fairnet.paper.entry import Entry, PaperResult, pyplot, results_table, save_figure
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import plot_cdf, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
 from fairnet.runner import run as run_scenario
 from fairnet.runner import slowdown_by_size
 
@@ -215,9 +217,28 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
     for name, sd in slowdowns.items():
         for b in slowdown_by_size(size, sd, bins):
             rows.append({"scheme": name, **b})
-    t = results_table(
+    ratio = _short_vs_basic(rows)
+    t = ResultTable(
         f"s-PERC {figure} ({scale}): FCT slowdown, {workload} at {load:.0%} load",
-        ("scheme", "bin", "flows", "p50", "p95", "p99"),
+        (
+            key("scheme"),
+            key("bin"),
+            Column("flows", "ours"),
+            Column("p50", "ours"),
+            Column("p95", "ours"),
+            Column("p99", "ours"),
+        ),
+        note="Paper (§8.2.2): max-min schemes almost identical for long flows; basic s-PERC* "
+        "25–50% faster than RCP on very short flows; pFabric best on short flows, its largest "
+        "flows 'almost 200% worse'; s-PERC* 'short': smallest flows in 'a quarter of the time "
+        "as the basic s-PERC*', 'slightly better than p-Fabric at the tail'."
+        + (
+            "\nSmallest bin, s-PERC* 'short' / basic s-PERC*: "
+            + ", ".join(f"{q} {v:.2f}" for q, v in ratio.items())
+            + " (paper: ~0.25)"
+            if ratio
+            else ""
+        ),
     )
     for r in rows:
         t.add_row(
@@ -226,20 +247,7 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
             str(r["flows"]),
             *(f"{r[q]:.2f}" if q in r else "-" for q in ("p50", "p95", "p99")),
         )
-    console.print(t)
-    console.print(
-        "Paper (§8.2.2): max-min schemes almost identical for long flows; basic s-PERC* 25–50% "
-        "faster than RCP on very short flows; pFabric best on short flows, its largest flows "
-        "'almost 200% worse'; s-PERC* 'short': smallest flows in 'a quarter of the time as the "
-        "basic s-PERC*', 'slightly better than p-Fabric at the tail'."
-    )
-    ratio = _short_vs_basic(rows)
-    if ratio:
-        console.print(
-            "Smallest bin, s-PERC* 'short' / basic s-PERC*: "
-            + ", ".join(f"{q} {v:.2f}" for q, v in ratio.items())
-            + " (paper: ~0.25)"
-        )
+    t.print(console)
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(9.0, 6.0))
     for k, ax in enumerate(axes.flat):
@@ -249,16 +257,14 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
         lo, hi, label = bins[k]
         sel = (size >= lo) & (size < hi)
         for name, sd in slowdowns.items():
-            x = np.sort(sd[sel & np.isfinite(sd)])
-            if len(x):
-                ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=name)
+            plot_cdf(ax, sd[sel], name)
         ax.set_xscale("log")
         ax.set_title(label, fontsize=9)
         ax.set_xlabel("normalized FCT")
         ax.set_ylabel("CDF")
     axes.flat[0].legend(fontsize=7)
     fig.suptitle(f"s-PERC {figure}: {workload}, {load:.0%} load ({scale})")
-    return PaperResult(rows, save_figure(fig, outdir, entry))
+    return PaperResult(rows, save_figure(fig, outdir, entry), [t])
 
 
 def _short_vs_basic(rows: list[dict[str, Any]]) -> dict[str, float]:
