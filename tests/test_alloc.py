@@ -80,6 +80,29 @@ def test_checker_on_a_larger_random_problem_and_on_perturbed_rates() -> None:
     assert not report.ok and report.worst_flow is not None
 
 
+def test_checker_names_a_rate_above_its_demand() -> None:
+    # One 10 Gb/s link, two equal flows, flow 1 capped at 2 Gb/s: the max-min rates are 8 and
+    # 2 (checked ok). Giving flow 1 3 Gb/s and flow 0 7 keeps the link full but puts flow 1
+    # 50% above its demand: the bound violation is reported, naming flow 1.
+    caps, paths, d = [10 * G], [[0], [0]], [np.inf, 2 * G]
+    assert fairnet.check_allocation(caps, paths, [8 * G, 2 * G], demands=d).ok
+    report = fairnet.check_allocation(caps, paths, [7 * G, 3 * G], demands=d)
+    assert not report.ok
+    assert report.max_bound_violation == pytest.approx(0.5)
+    assert "flows[1] has rate" in report.message and "demand" in report.message
+
+
+def test_checker_tolerance_decides_a_small_overload() -> None:
+    # Two equal flows on one 10 Gb/s link at 5.00002 Gb/s each: 4e-6 over capacity. The
+    # default tolerance (1e-6, relative) reports the overload; a tolerance of 1e-5 accepts it.
+    caps, paths = [10 * G], [[0], [0]]
+    rates = [5.00002 * G, 5.00002 * G]
+    strict = fairnet.check_allocation(caps, paths, rates)
+    assert not strict.ok and strict.worst_link == 0
+    assert strict.max_overload == pytest.approx(4e-6, rel=1e-6)
+    assert fairnet.check_allocation(caps, paths, rates, tolerance=1e-5).ok
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

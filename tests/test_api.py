@@ -79,7 +79,9 @@ def test_fairness_against_the_max_min_reference() -> None:
     )
     p = packet.summary["fairness"]
     assert p["flows"] == 16
-    assert 0.5 < p["jain_vs_maxmin"] < 1.0
+    # Reno does not reach max-min (Jain 1 is the flow engine's, above); no closed form gives
+    # its shortfall, so this bound is measured: 0.954 with the scenario's default seed 0.
+    assert 0.9 < p["jain_vs_maxmin"] < 0.99
     assert p["throughput_over_maxmin"]["median"] < 1.0
     # Per-link counters: a k = 4 fat-tree has 96 directed links; each host's uplink carried
     # its one flow (1 MB + headers), none above capacity.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 
 import fairnet
 from fairnet.hpcc import read_fct, read_flows, write_flows
@@ -46,6 +47,37 @@ def _flow_list(tmp_path: Path) -> Path:
         }
     )
     return write_flows(flows, tmp_path / "flow.txt")
+
+
+def test_reads_the_simulators_own_fct_txt_written_by_hand(tmp_path: Path) -> None:
+    # Three lines as the HPCC simulator's qp_finish writes them: "sip dip sport dport size
+    # start_ns fct_ns standalone_fct_ns", addresses 0x0b000001 + (n / 256) << 16 +
+    # (n % 256) << 8 for node n (its node_id_to_ip): nodes 0, 1, 2 and 257.
+    path = tmp_path / "fct.txt"
+    path.write_text(
+        "0b000001 0b000101 10000 100 200000 2000000000 18240 17440\n"
+        "0b000201 0b010101 10001 100 1000 2000001000 3000 1500\n"
+        "0b010101 0b000001 10000 100 5000000 2000002500 500000 400000\n"
+    )
+    t = read_fct(path)
+    assert t["src"].to_list() == [0, 2, 257] and t["dst"].to_list() == [1, 257, 0]
+    assert t["sport"].to_list() == [10000, 10001, 10000] and set(t["dport"]) == {100}
+    assert t["size"].to_list() == [200_000, 1_000, 5_000_000]
+    assert t["start_s"].to_list() == pytest.approx([2.0, 2.000001, 2.0000025])
+    assert t["fct_s"].to_list() == pytest.approx([18.24e-6, 3e-6, 500e-6])
+    # The HPCC scripts' slowdown: FCT over the standalone FCT.
+    assert t["slowdown"].to_list() == pytest.approx([18240 / 17440, 2.0, 1.25])
+
+
+def test_reads_the_simulators_own_flow_list_written_by_hand(tmp_path: Path) -> None:
+    # The simulator's flow.txt (read by its third.cc): the flow count, then "src dst pg dport
+    # size start_s" per flow, with the generator's pg 3 and dport 100.
+    path = tmp_path / "flow.txt"
+    path.write_text("2\n0 1 3 100 200000 2.0\n2 1 3 100 1000 2.000001\n")
+    t = read_flows(path)
+    assert t["src"].to_list() == [0, 2] and t["dst"].to_list() == [1, 1]
+    assert t["size"].to_list() == [200_000, 1_000]
+    assert t["start_s"].to_list() == pytest.approx([2.0, 2.000001])
 
 
 def test_flow_list_round_trips(tmp_path: Path) -> None:

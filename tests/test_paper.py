@@ -105,7 +105,6 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
     assert [r["k"] for r in a] == [4, 8, 12, 16] and {r["flows"] for r in a} == {10_000}
     assert [r["flows"] for r in b] == [10, 100, 1_000, 10_000] and {r["k"] for r in b} == {16}
     assert all(r["check"] for r in a + b)  # every allocation verified independently
-    assert b[0]["paper_s"] == pytest.approx(1.81e-3)  # the paper's own number, beside ours
     # Söze on the packet engine: with 10 flows on k = 4 (flows rarely share a bottleneck) 90% of
     # the flows are within 10% of the oracle from some time within 1 ms on (the paper: "0.3
     # milliseconds"); the denser points are printed as measured (docs/systems/soze.md).
@@ -124,7 +123,6 @@ def test_soze_fig19_smoke(tmp_path: Path) -> None:
     assert sparse["rate_converged_s"] is not None and sparse["rate_converged_s"] < 1e-3, sparse
     assert sparse["rate_flows_converged"] >= 0.9, sparse
     assert sparse["rate_mean_flow_converged_s"] < 1e-3, sparse
-    assert all(0 <= r["final_within"] <= 1 for r in soze)
     text = console.export_text()
     assert "1.81 ms" in text and "Söze Fig. 19(b): convergence" in text
     assert (tmp_path / "soze-fig19.png").exists()
@@ -142,16 +140,18 @@ def test_soze_fig11_smoke(tmp_path: Path) -> None:
     result = get("soze-fig11").run("smoke", tmp_path, console)
     check_smoke("soze-fig11", result, tmp_path)
     rows = [r for r in result.rows if r["query"] != "mean"]
-    summary = next(r for r in result.rows if r["query"] == "mean")
+    assert [r["query"] for r in result.rows][-1] == "mean"
     assert [r["query"] for r in rows] == list(range(1, 23))
-    # Every job finished under both allocations.
-    assert all(r["fair_jct_s"] > 0 and r["weighted_jct_s"] > 0 for r in rows)
     # Q1 (pricing summary) and Q6 (revenue forecast) are single scans: chains of flows.
     single = {r["query"] for r in rows if r["single_path"]}
     assert {1, 6} <= single and not {3, 5, 8, 9, 21} & single
-    # The mean is the mean of the rows, printed beside the paper's.
-    assert summary["ratio"] == pytest.approx(sum(r["ratio"] for r in rows) / 22)
-    assert summary["paper_mean_ratio"] == 0.79
+    # Each ratio is the job's weighted JCT over its fair JCT, both finite and positive.
+    for r in rows:
+        assert r["ratio"] == pytest.approx(r["weighted_jct_s"] / r["fair_jct_s"], rel=1e-12), r
+    # Longest-path weights shorten some multi-path job (the paper: best ratio 0.59). A
+    # measured bound: smoke, seed 1, the best multi-path ratio is 0.97 (Q11); the jobs share
+    # the fabric, so single-path jobs move too (Q6: 1.07) and the mean is near 1 (1.010).
+    assert min(r["ratio"] for r in rows if not r["single_path"]) < 0.99
     assert "paper: 0.79, 0.59" in console.export_text()
 
 
@@ -398,8 +398,7 @@ def test_sperc_fig7_smoke_sperc_converges_faster_than_rcp(tmp_path: Path) -> Non
     assert rcp["not_converged_95_20"] == 0
     assert s["median_95_20"] < rcp["median_95_20"]
     assert s["median_99_10"] < rcp["median_99_10"]
-    assert s["paper_median_95_20"] == 4 and rcp["paper_median_99_10"] == 174
-    assert "174" in console.export_text()
+    assert "174" in console.export_text()  # the paper's RCP median, printed beside ours
     assert (tmp_path / "sperc-fig7.png").exists()
 
 
@@ -421,8 +420,7 @@ def test_sperc_fig8_smoke_sperc_converges_faster_than_rcp_on_the_wan(tmp_path: P
         assert s["median_99_10"] < rcp["median_99_10"], (rate, replace)
         # The unit is the mean base RTT of the flows: tens of milliseconds on B4.
         assert 50 < s["rtt_ms"] < 120
-    assert by[(20e6, 0.4, "RCP")]["paper"] == (9, 14, 21, 115)
-    assert "115" in console.export_text()
+    assert "115" in console.export_text()  # the paper's RCP figure, printed beside ours
     assert (tmp_path / "sperc-fig8.png").exists()
 
 
@@ -443,8 +441,7 @@ def test_sperc_table5_smoke_sperc_converges_faster_than_rcp_from_the_start(
         assert s["runs"] == 2 and s["not_converged_99_10"] == 0
         assert s["mean_95_20"] < rcp["mean_95_20"]
         assert s["mean_99_10"] < rcp["mean_99_10"]
-    assert by[(20e6, "RCP")]["paper_mean_95_20"] == 53
-    assert "53" in console.export_text()
+    assert "53" in console.export_text()  # the paper's RCP mean, printed beside ours
 
 
 def test_sperc_convergence_two_way_override_changes_only_the_update_direction() -> None:

@@ -93,7 +93,6 @@ fn control_packets_bypass_a_full_data_queue() {
         "control RTT {} ps with a full data queue",
         worst
     );
-    assert!(r.conservation.holds());
 }
 
 #[test]

@@ -79,8 +79,11 @@ fn json_and_toml_give_the_same_scenario() {
 
 #[test]
 fn flow_scenario_runs_at_the_oracle_rates() {
-    // With every flow started at once and no departures, the fluid engine's first rates are the
-    // oracle's: check them through a 1 ns horizon against a separate solve.
+    // The fluid engine gives every active flow its weighted max-min rate. Rates are sampled
+    // every 1 ns; at the sample holding the most flows, each sampled rate must equal an
+    // independent oracle solve (`alloc::solve`) over just those flows, on the same ECMP paths
+    // (the engine's per-flow hash with its `ecmp_seed`) and the scenario's weights, to 1e-9
+    // relative.
     let s = from_toml(&FLOW_SCENARIO.replace(
         "kind = \"flow\"",
         "kind = \"flow\"\nrate_interval = \"1ns\"",
@@ -95,6 +98,54 @@ fn flow_scenario_runs_at_the_oracle_rates() {
         .rows
         .iter()
         .all(|r| r.end.unwrap() - r.start >= r.ideal_fct));
+
+    let EngineSpec::Flow(cfg) = &s.engine else {
+        panic!("a flow scenario")
+    };
+    let mut per_time = std::collections::BTreeMap::new();
+    for r in &out.rates {
+        per_time.entry(r.time).or_insert_with(Vec::new).push(r);
+    }
+    let sampled = per_time
+        .into_values()
+        .max_by_key(|v| v.len())
+        .expect("rates sampled");
+    assert!(
+        sampled.len() >= 5,
+        "a sharing case: {} flows",
+        sampled.len()
+    );
+    let routing = crate::topo::Routing::new(&topo);
+    let paths: Vec<Vec<u32>> = sampled
+        .iter()
+        .map(|r| {
+            let f = &flows[r.flow as usize];
+            let mut route = Vec::new();
+            let sel = crate::topo::PathSelector::FlowHash {
+                seed: cfg.ecmp_seed,
+                flow: r.flow as u64,
+            };
+            routing.path_into(f.src, f.dst, sel, &mut route).unwrap();
+            route.iter().map(|l| l.0).collect()
+        })
+        .collect();
+    let capacities = topo.links().iter().map(|l| l.capacity.bps()).collect();
+    let mut input = ProblemInput::from_paths(capacities, &paths);
+    input.weights = Some(
+        sampled
+            .iter()
+            .map(|r| flows[r.flow as usize].weight)
+            .collect(),
+    );
+    let oracle = solve(&Problem::new(input).unwrap());
+    for (r, want) in sampled.iter().zip(&oracle.rates) {
+        assert!(
+            (r.rate - want).abs() <= 1e-9 * want,
+            "flow {}: engine {} vs oracle {want} b/s",
+            r.flow,
+            r.rate
+        );
+    }
     // Same scenario twice: identical rows.
     assert_eq!(run(&s, &topo, &flows).unwrap().rows, out.rows);
 }

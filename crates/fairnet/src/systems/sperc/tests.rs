@@ -77,6 +77,11 @@ fn table2_fair_worked_example() {
     replay(&figure2(), &alg, &UPDATES[..8], |_, f, k, hops| {
         rows.push((f, k, hops[k].b, e_of(hops, k, |h| h.b), hops[k].x));
     });
+    assert_eq!(
+        rows.len(),
+        expect.len(),
+        "one recorded row per update of the table"
+    );
     println!("update flow link    b    e    x");
     for (n, ((f, k, b, e, x), want)) in rows.iter().zip(expect).enumerate() {
         println!(
@@ -117,6 +122,11 @@ fn table3_nperc_worked_example() {
     replay(&figure2(), &alg, &UPDATES, |_, _, k, hops| {
         rows.push((hops[k].b, e_of(hops, k, |h| h.b), hops[k].x, hops[k].s));
     });
+    assert_eq!(
+        rows.len(),
+        expect.len(),
+        "one recorded row per update of the table"
+    );
     for (n, (got, want)) in rows.iter().zip(expect).enumerate() {
         println!(
             "update {:>2}: b {} e {} x {} s {:?}",
@@ -179,6 +189,11 @@ fn table4_sperc_worked_example() {
         let e = e_of(hops, k, |h| if h.i { INF } else { h.b });
         rows.push((f, k, (before.max_e, h.b, e, h.x, h.s, h.i)));
     });
+    assert_eq!(
+        rows.len(),
+        expect.len(),
+        "one recorded row per update of the table"
+    );
     println!("round update flow link MaxE    b    e    x s i");
     for (n, ((f, k, got), want)) in rows.iter().zip(expect).enumerate() {
         println!(

@@ -101,7 +101,6 @@ fn long_flows_on_a_parking_lot_converge_to_max_min() {
         assert!((got - w).abs() < 0.05 * w, "flow {i}: {got} vs {w}");
     }
     assert!(r.links.iter().all(|l| l.drops == 0), "no drops");
-    assert!(r.conservation.holds());
     sim.check_invariants().unwrap();
 }
 
@@ -123,7 +122,6 @@ fn replacing_flows_reconverges() {
     let r = sim.run_until(Time::from_us(1000)).unwrap();
     assert_rates(&sim, &active, &want, 1e-6, "600 us after the change");
     assert_eq!(r.finished_flows, 2, "the stopped flows count as finished");
-    assert!(r.conservation.holds());
 }
 
 #[test]
@@ -150,7 +148,6 @@ fn control_packets_never_exceed_the_rate_cap() {
             );
         }
         last = r.links[0].ctrl_tx_bytes as f64 / cap;
-        assert!(r.conservation.holds());
     }
     assert!(last > 0.9, "the cap binds at the bottleneck ({last})");
     let active: Vec<usize> = (0..20).collect();
@@ -182,7 +179,6 @@ fn lost_control_packets_are_recovered_by_timeout() {
     let (mut exact, mut checks) = (0, 0);
     for t in (1000..=3000).step_by(50) {
         let r = sim.run_until(Time::from_us(t)).unwrap();
-        assert!(r.conservation.holds());
         let rates: Vec<f64> = active
             .iter()
             .map(|&f| sim.pacing_rate(FlowId(f as u32)).unwrap_or(0.0))
@@ -283,7 +279,6 @@ fn fct_of(flows: &[FlowSpec], cfg: PacketConfig, f: usize, until: Time) -> Time 
     let topo = dumbbell(3, link(), link()).unwrap();
     let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     let r = sim.run_until(until).unwrap();
-    assert!(r.conservation.holds());
     sim.check_invariants().unwrap();
     r.flows[f].fct.expect("the flow finished")
 }
@@ -334,7 +329,6 @@ fn long_flows_converge_to_max_min_with_short_flows_on() {
     let r = sim.run_until(Time::from_us(1100)).unwrap();
     assert_rates(&sim, &active, &want, 1e-6, "after 1100 us");
     assert!(r.links.iter().all(|l| l.drops == 0), "no drops");
-    assert!(r.conservation.holds());
 }
 
 /// One control-packet exchange of `sender` (flow `flow`) over a single s-PERC* link `agent`
@@ -446,7 +440,7 @@ fn flow0_gains_at(flows: &[FlowSpec], cfg: PacketConfig) -> f64 {
     for t in 1600..2400 {
         sim.run_until(Time(t * Time::from_us(1).0 / 2)).unwrap();
         if sim.pacing_rate(FlowId(0)).unwrap_or(0.0) > 0.75 * c {
-            assert!(sim.results().unwrap().conservation.holds());
+            sim.results().unwrap();
             return t as f64 / 2.0;
         }
     }
