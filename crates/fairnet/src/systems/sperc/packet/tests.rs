@@ -178,7 +178,7 @@ fn lost_control_packets_are_recovered_by_timeout() {
     let want = oracle(&topo, &flows, &active, 0.98);
     let (mut exact, mut checks) = (0, 0);
     for t in (1000..=3000).step_by(50) {
-        let r = sim.run_until(Time::from_us(t)).unwrap();
+        sim.run_until(Time::from_us(t)).unwrap();
         let rates: Vec<f64> = active
             .iter()
             .map(|&f| sim.pacing_rate(FlowId(f as u32)).unwrap_or(0.0))
