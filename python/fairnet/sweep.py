@@ -323,6 +323,14 @@ def _worker_main(conn: Connection, stop: Any) -> None:
         conn.send(execute(*job))
 
 
+def _receive(conn: Connection) -> Status | None:
+    """A worker's answer if there is one; None if not yet, or if the worker died."""
+    try:
+        return conn.recv() if conn.poll() else None
+    except (EOFError, OSError):
+        return None
+
+
 def _run_local(
     tasks: list[Task],
     runs: Path,
@@ -342,10 +350,15 @@ def _run_local(
         while True:
             if stopping():
                 stop.set()
-            for w in pool:
+            for i, w in enumerate(pool):
                 if w.task is None and queue and not stop.is_set():
+                    if not w.process.is_alive():  # died idle: a fresh one takes the task
+                        pool[i] = w = _Worker(ctx, stop)
                     w.task = queue.popleft()
-                    w.conn.send((fn, w.task.doc, w.task.base_dir, runs / w.task.key))
+                    try:
+                        w.conn.send((fn, w.task.doc, w.task.base_dir, runs / w.task.key))
+                    except OSError:
+                        pass  # it died just now: found below
             busy = [w for w in pool if w.task is not None]
             if not busy:
                 break
@@ -354,11 +367,8 @@ def _run_local(
             for i, w in enumerate(pool):
                 if w.task is None:
                     continue
-                if w.conn.poll():
-                    try:
-                        status = w.conn.recv()
-                    except EOFError:
-                        continue  # died while answering: the sentinel says so next turn
+                status = _receive(w.conn)
+                if status is not None:
                     task, w.task = w.task, None
                     done(task, status)
                 elif not w.process.is_alive():
