@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -257,6 +258,8 @@ def run_cmd(
 
     outdir = output if output is not None else Path("results") / scenario.stem
     check_output_dir(outdir, "-o" if output is not None else "output directory")
+    # SIGTERM (a job scheduler, `kill`) stops the run like Ctrl-C: what finished is written.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     summary = run_scenario(
         scenario,
         outdir,
