@@ -70,24 +70,34 @@ def eta_seconds(fraction: float, elapsed: float) -> float | None:
     return elapsed * (1 - min(fraction, 1.0)) / fraction
 
 
-def progress_line(
+def _parts(
     snap: tuple[float, int, int, bool, float | None], total_flows: int | None, elapsed: float
-) -> str:
-    """The plain progress line of a run (see the module doc)."""
+) -> tuple[float, dict[str, str]]:
+    """The fraction done, and the pieces of a progress report: flows, simulated time,
+    events/s, elapsed, ETA."""
     sim_s, events, finished, _, horizon_s = snap
-    flows = f"{finished:,}/{total_flows:,}" if total_flows else f"{finished:,}"
-    sim = f"{sim_s * 1e3:.3f} ms"
-    if horizon_s:
-        sim += f" of {horizon_s * 1e3:.3f} ms"
     fraction = max(
         finished / total_flows if total_flows else 0.0,
         sim_s / horizon_s if horizon_s else 0.0,
     )
     eta = eta_seconds(fraction, elapsed)
+    return min(fraction, 1.0), {
+        "flows": f"{finished:,}/{total_flows:,}" if total_flows else f"{finished:,}",
+        "sim": f"{sim_s * 1e3:.3f} ms" + (f" of {horizon_s * 1e3:.3f} ms" if horizon_s else ""),
+        "rate": f"{events / max(elapsed, 1e-9) / 1e6:.2f} M events/s",
+        "elapsed": format_duration(elapsed),
+        "eta": format_duration(eta) if eta is not None else "unknown",
+    }
+
+
+def progress_line(
+    snap: tuple[float, int, int, bool, float | None], total_flows: int | None, elapsed: float
+) -> str:
+    """The plain progress line of a run (see the module doc)."""
+    _, p = _parts(snap, total_flows, elapsed)
     return (
-        f"fairnet: progress: {flows} flows finished, {sim} simulated, "
-        f"{events / max(elapsed, 1e-9) / 1e6:.2f} M events/s, {format_duration(elapsed)} elapsed, "
-        f"ETA {format_duration(eta) if eta is not None else 'unknown'}"
+        f"fairnet: progress: {p['flows']} flows finished, {p['sim']} simulated, {p['rate']}, "
+        f"{p['elapsed']} elapsed, ETA {p['eta']}"
     )
 
 
@@ -192,13 +202,10 @@ class _Bar:
         self._progress.start()
 
     def update(self, snap: tuple[float, int, int, bool, float | None], elapsed: float) -> None:
-        sim_s, _, finished, _, horizon_s = snap
-        fraction = max(
-            finished / self._total_flows if self._total_flows else 0.0,
-            sim_s / horizon_s if horizon_s else 0.0,
-        )
-        text = progress_line(snap, self._total_flows, elapsed).removeprefix("fairnet: progress: ")
-        self._progress.update(self._task, completed=min(fraction, 1.0), text=text)
+        # Short enough for an 80-column terminal: the ETA must not be cut off.
+        fraction, p = _parts(snap, self._total_flows, elapsed)
+        text = f"{p['flows']} flows, {p['sim']}, ETA {p['eta']}"
+        self._progress.update(self._task, completed=fraction, text=text)
 
     def close(self) -> None:
         self._progress.stop()
