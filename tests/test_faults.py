@@ -496,6 +496,13 @@ def test_an_oversized_run_is_refused_under_a_memory_limit(tmp_path: Path) -> Non
     assert lines[0].startswith("fairnet: warning: the recorded series would hold about")
     assert lines[1].startswith("fairnet: error: this run needs about")
 
+    # The oracle's generated problems too.
+    r = run("allocate", "--fat-tree", "8", "--flows", "1000000000", preexec_fn=_limit_memory)
+    assert r.returncode == 2
+    assert first_error(r.stderr).startswith(
+        "fairnet: error: this problem needs about 250.0 GB of memory (1,000,000,000 flows)"
+    )
+
     # A run that fits runs under the same limit.
     r = run("run", str(scenario), "-o", str(out), preexec_fn=_limit_memory)
     assert r.returncode == 0, r.stderr

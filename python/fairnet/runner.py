@@ -271,18 +271,23 @@ def check_memory(
             f"({_gb(est['record_bytes'])}); a longer record interval or a shorter stop_at "
             "makes them smaller"
         )
-    if not memory_check:
-        return est
+    if memory_check:
+        detail = f"{est['flows']:,} flows" + (
+            f", {est['record_samples']:,} recorded samples" if est["record_samples"] else ""
+        )
+        require_memory(est["total_bytes"], "this run", detail)
+    return est
+
+
+def require_memory(need: int, what: str, detail: str) -> None:
+    """An :class:`InputError` naming the estimate and what the machine has, if ``need`` bytes
+    do not fit in :func:`available_memory`."""
     have, limit = available_memory()
-    need = est["total_bytes"]
     if need > have:
         raise InputError(
-            f"this run needs about {_gb(need)} of memory ({est['flows']:,} flows"
-            + (f", {est['record_samples']:,} recorded samples" if est["record_samples"] else "")
-            + f") but {_gb(have)} is available ({limit}); "
-            "--no-memory-check (Python: memory_check=False) runs it anyway"
+            f"{what} needs about {_gb(need)} of memory ({detail}) but {_gb(have)} is available "
+            f"({limit}); --no-memory-check (Python: memory_check=False) runs it anyway"
         )
-    return est
 
 
 def _python_warning(message: str) -> None:
