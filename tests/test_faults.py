@@ -414,6 +414,14 @@ def test_infinite_weight_in_a_file_and_the_shipped_cdf_names(tmp_path: Path) -> 
     assert "websearch, datamining, hadoop, googlerpc, alistorage" in first_error(r.stderr)
 
 
+def test_nan_in_python_api_overrides_names_the_field(tmp_path: Path) -> None:
+    import fairnet
+    from fairnet.errors import InputError
+
+    with pytest.raises(InputError, match=r"^workload\.load: must be a finite number, got nan$"):
+        fairnet.run(_scenario(tmp_path), overrides={"workload.load": float("nan")})
+
+
 def test_no_message_cites_an_internal_json_position(tmp_path: Path) -> None:
     r = run("topology", "build", "torus", "-o", str(tmp_path / "t.txt"))
     assert r.returncode == 2
