@@ -10,7 +10,9 @@ Output directory layout:
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, run time, events/s, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
-  ``warnings``,
+  ``warnings``; ``complete``: every flow finished; ``partial``: the run stopped before its end
+  (``interrupted`` by Ctrl-C, or a ``failure``), so it is never counted as done;
+  ``files``: the outputs this run wrote,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
   utilization, drops, ECN marks, largest and mean queue,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
@@ -328,7 +330,6 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
         "flows": int(len(finished)),
         "finished": int(finished.sum()),
         "complete": bool(out["complete"]),
-        "partial": not bool(out["complete"]),
         "simulated_seconds": out["end_time_ps"] / 1e12,
         "wall_seconds": wall,
         "events": int(out["events"]),
@@ -441,7 +442,12 @@ def _report(summary: dict[str, Any], scenario: dict[str, Any], png: Path | None)
     if png is not None:
         data = base64.b64encode(png.read_bytes()).decode()
         img = f'<img alt="slowdown by size" src="data:image/png;base64,{data}">'
-    state = "complete" if summary["complete"] else "<b>partial</b> (not every flow finished)"
+    if summary.get("partial"):
+        state = "<b>partial</b> (stopped before its end: interrupted or failed)"
+    elif summary["complete"]:
+        state = "complete"
+    else:
+        state = "not every flow finished by the end of the run"
     name = scenario.get("name", "scenario")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{name}</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}
@@ -696,6 +702,9 @@ def run_document(
     summary["interrupted"] = interrupted
     # An engine invariant broken part-way: what existed is kept, and the run says why it stopped.
     summary["failure"] = out.get("failure")
+    # Partial: stopped before its end (Ctrl-C, a failure), so never counted as done. A run
+    # that reached its stop_at with flows unfinished is not partial; `complete` says so.
+    summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     return Results(

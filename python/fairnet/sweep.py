@@ -17,8 +17,9 @@ malformed file, or a sweep none of whose points is a valid scenario is an :class
 
 Each run writes into ``OUTDIR/runs/<hash>/`` (the hash of the scenario document it runs,
 overrides and seed applied). A run is **done** when its directory holds a ``summary.json`` of a
-run that was neither interrupted nor failed (``"interrupted": false``, ``"failure": null``); a
-run that stopped at its ``stop_at`` with flows unfinished is done (``complete`` says so). A
+run that is not partial: neither interrupted nor failed (``"partial": false``,
+``"interrupted": false``, ``"failure": null``); a run that stopped at its ``stop_at`` with flows
+unfinished is done (``complete`` says so). A
 resumed sweep skips the done runs and runs every other one again from an emptied directory.
 
 Runs go to worker processes (or Ray tasks) and come back with a status: ``ok``,
@@ -241,12 +242,13 @@ TaskFn = Callable[[dict[str, Any], Path, Path], "str | None"]
 
 
 def is_done(rundir: Path) -> bool:
-    """A run directory holds a done run: a summary of a run neither interrupted nor failed."""
+    """A run directory holds a done run: a summary of a run that is not partial (neither
+    interrupted nor failed; the last two are read too, for summaries of older versions)."""
     try:
         summary = json.loads((rundir / "summary.json").read_text())
     except (OSError, ValueError):
         return False
-    return not summary.get("interrupted") and not summary.get("failure")
+    return not (summary.get("interrupted") or summary.get("failure"))
 
 
 def execute(fn: TaskFn, doc: dict[str, Any], base_dir: Path, outdir: Path) -> Status:
