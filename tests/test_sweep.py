@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -75,7 +76,7 @@ def test_bad_point_is_one_line_and_the_rest_finish(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
     )
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # the others ran; the exit code says one was bad
     bad = [line for line in r.stderr.splitlines() if "bad point" in line]
     assert len(bad) == 2  # one line per seed of the bad point
     assert all("workload.load=1.4" in line and "expected a fraction" in line for line in bad)
@@ -86,7 +87,7 @@ def test_bad_point_is_one_line_and_the_rest_finish(tmp_path: Path) -> None:
 
 
 def crash_once(doc: dict, base_dir: Path, outdir: Path) -> str | None:
-    """A task that kills its worker process the first time it sees a run."""
+    """A task whose worker process dies the first time it sees a run."""
     marker = outdir.parent / f"crashed-{outdir.name}"
     if not marker.exists():
         marker.parent.mkdir(parents=True, exist_ok=True)
@@ -95,11 +96,39 @@ def crash_once(doc: dict, base_dir: Path, outdir: Path) -> str | None:
     return run_task(doc, base_dir, outdir)
 
 
-def test_a_crashed_worker_is_retried_once(tmp_path: Path) -> None:
+def test_a_dead_worker_fails_its_run_only_and_resume_reruns_it(tmp_path: Path) -> None:
     path = _sweep(tmp_path, GRID)
     outcome = run_sweep(path, tmp_path / "o", workers=1, task_fn=crash_once)
-    assert outcome.ran == 4 and not outcome.failed
+    # Each run's first attempt kills its worker: every run fails with the cause, and the sweep
+    # goes on with a new worker each time.
+    assert outcome.ran == 0 and len(outcome.failed) == 4
+    assert all("exited with code 1" in line for line in outcome.failed)
+    assert outcome.exit_code == 1
+    table = pl.read_parquet(tmp_path / "o" / "sweep.parquet")
+    assert (table["status"] == "failed").all()
+    again = run_sweep(path, tmp_path / "o", workers=1, task_fn=crash_once)
+    assert (again.ran, again.skipped, again.exit_code) == (4, 0, 0)
     assert pl.read_parquet(tmp_path / "o" / "sweep.parquet")["complete"].all()
+
+
+def test_resume_reruns_an_interrupted_run(tmp_path: Path) -> None:
+    # A run directory whose summary says the run was interrupted is not done.
+    from fairnet.sweep import is_done
+
+    path = _sweep(tmp_path, GRID)
+    out = tmp_path / "o"
+    run_sweep(path, out, workers=1)
+    dirs = sorted((out / "runs").iterdir())
+    summary = dirs[0] / "summary.json"
+    doc = json.loads(summary.read_text())
+    doc["interrupted"] = True
+    summary.write_text(json.dumps(doc))
+    assert not is_done(dirs[0]) and is_done(dirs[1])
+    (dirs[0].parent / (dirs[0].name + ".running")).touch()  # a stale marker of an old version
+    again = run_sweep(path, out, workers=1)
+    assert (again.ran, again.skipped) == (1, 3)
+    assert is_done(dirs[0])
+    assert not list((out / "runs").glob("*.running"))
 
 
 @pytest.mark.parametrize(
@@ -119,8 +148,9 @@ def test_ray_local(tmp_path: Path) -> None:
     pytest.importorskip("ray")
     path = _sweep(tmp_path, GRID)
     outcome = run_sweep(path, tmp_path / "o", ray_address="local")
-    assert outcome.ran == 4
-    assert pl.read_parquet(tmp_path / "o" / "sweep.parquet").height == 4
+    assert outcome.ran == 4 and outcome.exit_code == 0
+    table = pl.read_parquet(tmp_path / "o" / "sweep.parquet")
+    assert table.height == 4 and (table["status"] == "ok").all()
 
 
 def test_run_key_is_the_resolved_scenario() -> None:

@@ -7,6 +7,9 @@ code 2; it never shows a traceback for input problems.
 from __future__ import annotations
 
 import json
+import math
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -15,10 +18,50 @@ import click
 
 from fairnet.errors import InputError
 
+#: Counts given on the command line: flows, workers, runs (at least 1).
+COUNT = click.IntRange(min=1)
+#: Peak memory per generated flow of ``fairnet allocate`` (measured slope of the peak resident
+#: memory between 10,000 and 1,000,000 flows on a k = 8 fat-tree: 211 B/flow).
+ALLOCATE_BYTES_PER_FLOW = 250
+#: Seeds: the core takes an unsigned 64-bit integer.
+SEED = click.IntRange(min=0, max=2**64 - 1)
+
+
+class PositiveFloat(click.ParamType):
+    """A finite number > 0 (and at most ``most``, when given)."""
+
+    name = "number"
+
+    def __init__(self, most: float | None = None) -> None:
+        self.most = most
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None):
+        try:
+            x = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.fail(f"expected a number, got {value!r}", param, ctx)
+        if not math.isfinite(x) or x <= 0 or (self.most is not None and x > self.most):
+            bound = f" and at most {self.most:g}" if self.most is not None else ""
+            self.fail(f"expected a finite number > 0{bound}, got {value}", param, ctx)
+        return x
+
 
 def _write_json(path: Path, doc: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(path)
     path.write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def check_output_file(path: Path, label: str = "-o") -> None:
+    """An output file's directory is created and writable, and the path is not a directory."""
+    from fairnet.runner import check_output_dir
+
+    if path.is_dir():
+        raise InputError(f"{label} {path}: is a directory, not a file")
+    check_output_dir(path.parent if str(path.parent) else Path("."), f"{label} {path}: directory")
+
+
+def _warn(message: str) -> None:
+    click.echo(f"fairnet: warning: {message}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,7 +87,12 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
 @cli.command()
 @click.argument("problem", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write RESULT.json here.")
-@click.option("--fat-tree", "fat_tree_k", type=int, help="Generate: k-ary fat-tree (even k >= 4).")
+@click.option(
+    "--fat-tree",
+    "fat_tree_k",
+    type=click.IntRange(min=4),
+    help="Generate: k-ary fat-tree (even k >= 4).",
+)
 @click.option(
     "--topology",
     "topology_file",
@@ -54,7 +102,7 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
 @click.option(
     "--flows",
     "n_flows",
-    type=int,
+    type=COUNT,
     default=10_000,
     show_default=True,
     help="Generate: number of flows between random host pairs (ECMP paths).",
@@ -66,7 +114,7 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
     show_default=True,
     help="Generate: weights drawn uniformly from LO:HI.",
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Generate: random seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="Generate: random seed.")
 @click.option(
     "--save-problem",
     type=click.Path(path_type=Path),
@@ -76,6 +124,11 @@ def _parse_weight_range(text: str) -> tuple[float, float]:
     "--no-iterations",
     is_flag=True,
     help="Skip k-Water-filling iteration counts (N_1, N_2) in the result.",
+)
+@click.option(
+    "--no-memory-check",
+    is_flag=True,
+    help="Generate even if the estimated memory exceeds what the machine has.",
 )
 def allocate(
     problem: Path | None,
@@ -87,6 +140,7 @@ def allocate(
     seed: int,
     save_problem: Path | None,
     no_iterations: bool,
+    no_memory_check: bool,
 ) -> None:
     """Exact weighted max-min allocation of PROBLEM.json (or of a generated problem).
 
@@ -99,6 +153,11 @@ def allocate(
     if len(sources) != 1:
         raise InputError("give exactly one of PROBLEM.json, --fat-tree K or --topology FILE")
     weights = _parse_weight_range(weight_range)
+    if problem is None and not no_memory_check:
+        from fairnet.runner import require_memory
+
+        need = n_flows * ALLOCATE_BYTES_PER_FLOW
+        require_memory(need, "this problem", f"{n_flows:,} flows")
     if problem is not None:
         spec = problem_file.load_problem(problem)
     elif fat_tree_k is not None:
@@ -149,7 +208,9 @@ def allocate(
 @cli.command()
 @click.argument("problem", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("result", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--tolerance", type=float, default=None, help="Relative tolerance (default 1e-6).")
+@click.option(
+    "--tolerance", type=PositiveFloat(), default=None, help="Relative tolerance (default 1e-6)."
+)
 def check(problem: Path, result: Path, tolerance: float | None) -> None:
     """Verify RESULT.json's rates against PROBLEM.json (independent checker).
 
@@ -193,22 +254,48 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
 @click.option(
     "--fct-txt", is_flag=True, help="Also write fct.txt in the HPCC ns-3 simulator's format."
 )
-def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct_txt: bool) -> None:
+@click.option(
+    "--no-memory-check",
+    is_flag=True,
+    help="Run even if the estimated memory exceeds what the machine has.",
+)
+def run_cmd(
+    scenario: Path,
+    output: Path | None,
+    overrides: tuple[str, ...],
+    fct_txt: bool,
+    no_memory_check: bool,
+) -> None:
     """Run a scenario file: Parquet flow table, summary.json, plots and report.html."""
     from fairnet.report import console
-    from fairnet.runner import run_scenario
+    from fairnet.runner import check_output_dir, run_scenario
 
     outdir = output if output is not None else Path("results") / scenario.stem
-    summary = run_scenario(scenario, outdir, overrides, fct_txt=fct_txt, show_progress=True)
-    extra = ", fct.txt" if fct_txt else ""
+    check_output_dir(outdir, "-o" if output is not None else "output directory")
+    # SIGTERM (a job scheduler, `kill`) stops the run like Ctrl-C: what finished is written.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    summary = run_scenario(
+        scenario,
+        outdir,
+        overrides,
+        fct_txt=fct_txt,
+        show_progress=True,
+        memory_check=not no_memory_check,
+        warn=_warn,
+    )
     if summary.get("failure"):
-        console.print(f"wrote the partial results to {outdir}/ (summary.json says why)")
+        console.print(
+            f"wrote the partial results to {outdir}/ ({', '.join(summary['files'])}; "
+            "summary.json says why)",
+            soft_wrap=True,
+        )
         click.echo(f"fairnet: error: the run failed part-way: {summary['failure']}", err=True)
         sys.exit(1)
     if summary["interrupted"]:
         console.print(
             f"interrupted: wrote the {summary['finished']:,} finished flows to {outdir}/ "
-            "(summary.json marks the run partial)"
+            f"({', '.join(summary['files'])}; summary.json marks the run partial)",
+            soft_wrap=True,
         )
         sys.exit(130)
     sd = summary["slowdown"]
@@ -218,21 +305,18 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
         f"{summary['wall_seconds']:.2f} s wall; "
         f"median slowdown {sd['median']:.2f}, p99 {sd['p99']:.2f}"
         if summary["finished"]
-        else f"{summary['engine']} engine: no flow finished"
+        else f"{summary['engine']} engine: no flow finished",
+        soft_wrap=True,
     )
     fair = summary.get("fairness", {})
     if fair.get("flows") and summary["engine"] != "flow":
         console.print(
             f"throughput vs weighted max-min: Jain {fair['jain_vs_maxmin']:.4f}, "
-            f"median {fair['throughput_over_maxmin']['median']:.3f} of max-min"
+            f"median {fair['throughput_over_maxmin']['median']:.3f} of max-min",
+            soft_wrap=True,
         )
-    series = "".join(
-        f", {name}" for name in ("rates.parquet", "queues.parquet") if (outdir / name).exists()
-    )
-    console.print(
-        f"wrote {outdir}/ (flows.parquet, summary.json, slowdown.png/svg, report.html"
-        f"{series}{extra})"
-    )
+    # The files this run wrote (summary.json's list), and nothing else.
+    console.print(f"wrote {outdir}/ ({', '.join(summary['files'])})", soft_wrap=True)
 
 
 @cli.command("schema")
@@ -247,6 +331,7 @@ def schema_cmd(output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
+        check_output_file(output)
         output.write_text(text)
         click.echo(f"wrote {output}")
 
@@ -268,8 +353,9 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
 
     from fairnet.compare import QUANTILES, compare
     from fairnet.report import console
-    from fairnet.runner import SIZE_BINS
+    from fairnet.runner import SIZE_BINS, check_output_dir
 
+    check_output_dir(output, "-o")
     loaded = compare(list(runs), output, list(labels) or None)
     table = Table(title="FCT slowdown by flow size")
     for col in ("size", "run", "flows", *QUANTILES):
@@ -297,25 +383,41 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
     default=None,
     help="Output directory (default: results/<sweep file name>).",
 )
-@click.option("--workers", type=int, default=None, help="Local worker processes (default: cores).")
+@click.option(
+    "--workers", type=COUNT, default=None, help="Local worker processes (default: cores)."
+)
 @click.option("--ray", "ray_address", default=None, help="Run on this Ray cluster (or 'local').")
+@click.option(
+    "--no-memory-check",
+    is_flag=True,
+    help="Run points even if their estimated memory exceeds what the machine has.",
+)
 def sweep_cmd(
-    sweep_file: Path, output: Path | None, workers: int | None, ray_address: str | None
+    sweep_file: Path,
+    output: Path | None,
+    workers: int | None,
+    ray_address: str | None,
+    no_memory_check: bool,
 ) -> None:
-    """Run a sweep (a grid or points of a scenario, times seeds) into one sweep.parquet."""
+    """Run a sweep (a grid or points of a scenario, times seeds) into one sweep.parquet.
+
+    Exit code 0 when every run is done, 1 when a point was bad or failed (the others ran),
+    2 for a bad sweep file (nothing ran), 130 when interrupted (sweep.parquet is written).
+    """
     from fairnet.report import console
     from fairnet.sweep import run_sweep
 
-    if workers is not None and workers < 1:
-        raise InputError(f"--workers: expected a positive count, got {workers}")
     outdir = output if output is not None else Path("results") / sweep_file.stem
-    o = run_sweep(sweep_file, outdir, workers=workers, ray_address=ray_address)
-    console.print(
-        f"sweep: {o.total} runs: {o.ran} ran, {o.skipped} already done, "
-        f"{len(o.errors)} bad, {len(o.failed)} failed; wrote {o.table}"
+    o = run_sweep(
+        sweep_file,
+        outdir,
+        workers=workers,
+        ray_address=ray_address,
+        memory_check=not no_memory_check,
     )
-    if o.failed:
-        sys.exit(1)
+    console.print(f"sweep: {o.describe()}; wrote {o.table}", soft_wrap=True)
+    if o.exit_code:
+        sys.exit(o.exit_code)
 
 
 @cli.group()
@@ -350,7 +452,7 @@ def paper_list() -> None:
 )
 @click.option(
     "--runs",
-    type=int,
+    type=COUNT,
     default=None,
     help="Seeded runs of an entry that repeats its experiment (sperc-fig7, sperc-fig8, "
     "sperc-table5; default: the scale's count).",
@@ -363,6 +465,9 @@ def paper_run(name: str, scale: str, output: Path | None, runs: int | None) -> N
 
     entry = get(name)
     outdir = output if output is not None else Path("results") / "paper" / name
+    from fairnet.runner import check_output_dir
+
+    check_output_dir(outdir, "-o" if output is not None else "output directory")
     result = entry.run(scale, outdir, console, runs=runs)
     console.print(f"wrote {', '.join(str(p) for p in result.files)}")
 
@@ -423,6 +528,7 @@ def topology_build(
     """Write a topology (built, or converted from a file) to OUTPUT."""
     from fairnet import workload
 
+    check_output_file(Path(output))
     workload.write_topology(_topology_spec(kind_or_file, params), output, fmt)
     click.echo(f"wrote {output}")
 
@@ -434,7 +540,7 @@ def bench() -> None:
 
 @bench.command("allocate")
 @click.option("--quick", is_flag=True, help="Smaller series (for a fast look).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 def bench_allocate(quick: bool, seed: int) -> None:
     """Oracle speed: 1M flows on a k=16 fat-tree, and the series of Söze Fig. 19."""
     from fairnet.bench import bench_allocate as run
@@ -446,7 +552,7 @@ def bench_allocate(quick: bool, seed: int) -> None:
 @click.option(
     "--ms",
     "simulated_ms",
-    type=float,
+    type=PositiveFloat(),
     default=10.0,
     show_default=True,
     help="Simulated milliseconds.",
@@ -459,12 +565,12 @@ def bench_packet(simulated_ms: float) -> None:
 
 
 @bench.command("flow")
-@click.option("--flows", "n_flows", type=int, default=1_000_000, show_default=True)
-@click.option("--load", type=float, default=0.6, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--flows", "n_flows", type=COUNT, default=1_000_000, show_default=True)
+@click.option("--load", type=PositiveFloat(most=1.0), default=0.6, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option(
     "--active",
-    type=int,
+    type=COUNT,
     default=100_000,
     show_default=True,
     help="Concurrently active flows for the incremental-vs-recompute figure.",
@@ -489,15 +595,22 @@ def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
 def demo(output: Path) -> None:
     """The main job: weighted flows on a k=8 fat-tree, solved, checked and written out."""
     from fairnet.demo import run_demo
+    from fairnet.runner import check_output_dir
 
+    check_output_dir(output, "-o")
     run_demo(output)
 
 
 def main() -> None:
-    """Entry point: runs the CLI and turns input errors into one line and exit code 2."""
+    """Entry point: runs the CLI and turns input errors into one line and exit code 2.
+
+    Exit codes: 0 done; 1 a sweep point bad or failed, a checker rejection, a run that failed
+    part-way, or a fairnet bug (one line; ``FAIRNET_TRACEBACK=1`` shows the traceback);
+    2 bad input, before anything runs; 130 interrupted, after writing what finished.
+    """
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("fairnet: interrupted", err=True)
         sys.exit(130)
     except click.ClickException as e:
@@ -507,8 +620,18 @@ def main() -> None:
         click.echo(f"fairnet: error: {e}", err=True)
         sys.exit(2)
     except OSError as e:
-        click.echo(f"fairnet: error: {e}", err=True)
+        where = f"{e.filename}: " if e.filename else ""
+        click.echo(f"fairnet: error: {where}{e.strerror or e}", err=True)
         sys.exit(2)
+    except Exception as e:  # a bug: still one line, unless asked for the traceback
+        if os.environ.get("FAIRNET_TRACEBACK"):
+            raise
+        click.echo(
+            f"fairnet: internal error: {type(e).__name__}: {e} "
+            "(FAIRNET_TRACEBACK=1 shows where; please report it)",
+            err=True,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

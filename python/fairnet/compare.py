@@ -65,11 +65,9 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
 
 
 def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
-    import matplotlib
+    from fairnet.report import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     labels = [b[2] for b in SIZE_BINS]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     width = 0.8 / len(runs)
@@ -85,9 +83,7 @@ def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
     axes[0].set_ylabel("FCT slowdown")
     axes[1].legend()
     fig.tight_layout()
-    for suffix in ("png", "svg"):
-        fig.savefig(outdir / f"compare.{suffix}", dpi=120)
-    plt.close(fig)
+    save_figure(fig, [outdir / "compare.png", outdir / "compare.svg"])
     return outdir / "compare.png"
 
 

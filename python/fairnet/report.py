@@ -1,6 +1,11 @@
-"""Human-readable summaries printed by the CLI."""
+"""Human-readable summaries printed by the CLI, and the one way plots are saved."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -10,6 +15,29 @@ from fairnet.alloc import Allocation, CheckReport
 from fairnet.problem_file import ProblemSpec
 
 console = Console()
+
+
+def pyplot() -> ModuleType:
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, paths: Sequence[Path], dpi: int = 120) -> None:
+    """Saves ``fig`` to each path (format by suffix) and closes it. The same figure gives the
+    same bytes: SVG clip-path ids come from a fixed hash salt instead of a random one, and no
+    SVG carries a date (PNGs carry neither)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "fairnet"}):
+        for p in paths:
+            metadata = {"Date": None} if Path(p).suffix == ".svg" else None
+            fig.savefig(p, dpi=dpi, metadata=metadata)
+    pyplot().close(fig)
 
 
 def _gbps(x: float) -> str:

@@ -10,7 +10,9 @@ Output directory layout:
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, run time, events/s, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
-  ``warnings``,
+  ``warnings``; ``complete``: every flow finished; ``partial``: the run stopped before its end
+  (``interrupted`` by Ctrl-C, or a ``failure``), so it is never counted as done;
+  ``files``: the outputs this run wrote,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
   utilization, drops, ECN marks, largest and mean queue,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
@@ -22,6 +24,15 @@ Output directory layout:
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
+
+A directory holds one run's outputs: ``summary.json`` (written last) lists them under
+``files``, and a new run into the same directory first removes the files the previous run's
+summary lists (and only those: files fairnet did not write are never touched). A
+``summary.json`` from before the list existed stands for :data:`RUN_FILES`.
+
+Before anything runs, the scenario is checked beyond its schema: every number must be finite
+(``workload.load: must be a finite number, got nan``), a named size distribution must exist, and
+the memory the run needs (:func:`check_memory`) must fit in what the machine has.
 """
 
 from __future__ import annotations
@@ -29,8 +40,11 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import math
+import tempfile
 import tomllib
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +54,7 @@ import numpy as np
 from fairnet import _core
 from fairnet.errors import InputError
 from fairnet.flowsim import CDF_FILES, cdf_path
+from fairnet.report import pyplot, save_figure
 
 if TYPE_CHECKING:
     import polars as pl
@@ -55,6 +70,26 @@ SIZE_BINS = [
 
 
 Overrides = Sequence[str] | Mapping[str, Any]
+
+#: Every file a run may write into its directory (the manifest of a summary.json older than
+#: its ``files`` list).
+RUN_FILES = (
+    "scenario.json",
+    "flows.parquet",
+    "rates.parquet",
+    "links.parquet",
+    "queues.parquet",
+    "slowdown.png",
+    "slowdown.svg",
+    "report.html",
+    "fct.txt",
+    "summary.json",
+)
+
+#: Recorded series larger than this get a warning before the run.
+LARGE_RECORDS_BYTES = 1 << 30
+
+Warn = Callable[[str], None]
 
 
 def set_field(doc: dict[str, Any], key: str, value: Any) -> None:
@@ -115,11 +150,150 @@ def prepare(
     scenario: str | Path | Mapping[str, Any], overrides: Overrides = ()
 ) -> tuple[dict[str, Any], Path]:
     """The scenario document to run (overrides applied) and the directory its relative file
-    paths are resolved against (the scenario file's, or the working directory for a dict)."""
+    paths are resolved against (the scenario file's, or the working directory for a dict).
+    Non-finite numbers and unknown size distributions are :class:`InputError`\\ s."""
     if isinstance(scenario, Mapping):
-        return apply_overrides(dict(scenario), overrides), Path.cwd()
-    path = Path(scenario)
-    return load_scenario(path, overrides), path.resolve().parent
+        doc, base_dir = apply_overrides(dict(scenario), overrides), Path.cwd()
+    else:
+        path = Path(scenario)
+        doc, base_dir = load_scenario(path, overrides), path.resolve().parent
+    check_finite(doc)
+    _check_cdf(doc, base_dir)
+    return doc, base_dir
+
+
+def check_finite(value: Any, path: str = "") -> None:
+    """Every number of a scenario document must be finite: a NaN or infinity (TOML ``nan``,
+    ``inf``; a Python float) is an :class:`InputError` naming its field."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{path or 'scenario'}: must be a finite number, got {value}")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            check_finite(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            check_finite(v, f"{path}[{i}]")
+
+
+def _check_cdf(doc: Mapping[str, Any], base_dir: Path) -> None:
+    """``workload.cdf`` must be a shipped distribution's name or an existing file."""
+    workload = doc.get("workload")
+    cdf = workload.get("cdf") if isinstance(workload, Mapping) else None
+    if isinstance(cdf, str) and not (base_dir / cdf).is_file():
+        names = ", ".join(CDF_FILES)
+        raise InputError(
+            f"workload.cdf: no distribution named {cdf!r} and no such file; "
+            f"shipped distributions: {names} (or give a CDF file's path)"
+        )
+
+
+def check_output_dir(outdir: Path, label: str = "output directory") -> None:
+    """Creates ``outdir`` if needed and makes sure a run can write there, before it runs;
+    the :class:`InputError` says what is wrong in words (``label`` names the option)."""
+    where = f"{label} {outdir}"
+    if outdir.exists() and not outdir.is_dir():
+        raise InputError(f"{where}: is a file, not a directory")
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        parent = next(p for p in outdir.parents if p.exists())
+        raise InputError(f"{where}: {parent} is a file, not a directory") from None
+    except PermissionError:
+        raise InputError(f"{where}: cannot create it (permission denied)") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot create it ({e.strerror or e})") from None
+    try:
+        tempfile.TemporaryFile(dir=outdir).close()
+    except PermissionError:
+        raise InputError(f"{where}: cannot write there (permission denied)") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot write there ({e.strerror or e})") from None
+
+
+def available_memory() -> tuple[int, str]:
+    """Bytes this process can still allocate, and what limits it: the smallest of the free
+    memory (``MemAvailable``), the address-space limit (``ulimit -v``) less what is mapped,
+    and the cgroup's memory limit less its usage."""
+    import resource
+
+    limits: list[tuple[int, str]] = []
+    meminfo = _read_kb_fields(Path("/proc/meminfo"))
+    if "MemAvailable" in meminfo:
+        limits.append((meminfo["MemAvailable"], "free memory"))
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        mapped = _read_kb_fields(Path("/proc/self/status")).get("VmSize", 0)
+        limits.append((max(soft - mapped, 0), "the address-space limit (ulimit -v)"))
+    try:
+        cg_max = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        cg_now = int(Path("/sys/fs/cgroup/memory.current").read_text())
+        if cg_max != "max":
+            limits.append((max(int(cg_max) - cg_now, 0), "the cgroup memory limit"))
+    except (OSError, ValueError):
+        pass
+    if not limits:
+        return (1 << 62, "no known limit")
+    return min(limits)
+
+
+def _read_kb_fields(path: Path) -> dict[str, int]:
+    """``Name: 123 kB`` lines of a /proc file, in bytes."""
+    fields = {}
+    try:
+        for line in path.read_text().splitlines():
+            name, _, rest = line.partition(":")
+            parts = rest.split()
+            if len(parts) == 2 and parts[1] == "kB" and parts[0].isdigit():
+                fields[name] = int(parts[0]) * 1024
+    except OSError:
+        pass
+    return fields
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
+
+
+def check_memory(
+    doc_json: str, base_dir: Path, *, memory_check: bool, warn: Warn
+) -> dict[str, int]:
+    """Refuses a run whose estimated memory (``_core.estimate_memory``: flows, packet pool,
+    recorded series) exceeds what the machine has, naming both (``memory_check=False``, the
+    CLI's ``--no-memory-check``, runs it anyway); warns before enormous recorded series and
+    before a run with no flows. Returns the estimate (``flows``, ``total_bytes``, ...)."""
+    est = dict(_core.estimate_memory(doc_json, str(base_dir)))
+    doc = json.loads(doc_json)
+    if est["flows"] == 0 and "matrix" not in doc:
+        workload = doc.get("workload") or {}
+        field = "workload.flows = 0" if workload.get("kind") == "poisson" else "workload"
+        warn(f"{field}: the workload has no flows, nothing will run")
+    if est["record_bytes"] > LARGE_RECORDS_BYTES:
+        warn(
+            f"the recorded series would hold about {est['record_samples']:,} samples "
+            f"({_gb(est['record_bytes'])}); a longer record interval or a shorter stop_at "
+            "makes them smaller"
+        )
+    if memory_check:
+        detail = f"{est['flows']:,} flows" + (
+            f", {est['record_samples']:,} recorded samples" if est["record_samples"] else ""
+        )
+        require_memory(est["total_bytes"], "this run", detail)
+    return est
+
+
+def require_memory(need: int, what: str, detail: str) -> None:
+    """An :class:`InputError` naming the estimate and what the machine has, if ``need`` bytes
+    do not fit in :func:`available_memory`."""
+    have, limit = available_memory()
+    if need > have:
+        raise InputError(
+            f"{what} needs about {_gb(need)} of memory ({detail}) but {_gb(have)} is available "
+            f"({limit}); --no-memory-check (Python: memory_check=False) runs it anyway"
+        )
+
+
+def _python_warning(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=4)
 
 
 def slowdown_by_size(
@@ -156,7 +330,6 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
         "flows": int(len(finished)),
         "finished": int(finished.sum()),
         "complete": bool(out["complete"]),
-        "partial": not bool(out["complete"]),
         "simulated_seconds": out["end_time_ps"] / 1e12,
         "wall_seconds": wall,
         "events": int(out["events"]),
@@ -229,11 +402,7 @@ def _fairness(cols: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def _plot(summary: dict[str, Any], outdir: Path, title: str) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     bins = [b for b in summary["slowdown"]["by_size"] if b["flows"]]
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     x = np.arange(len(bins))
@@ -247,9 +416,7 @@ def _plot(summary: dict[str, Any], outdir: Path, title: str) -> list[Path]:
     ax.legend()
     fig.tight_layout()
     paths = [outdir / "slowdown.png", outdir / "slowdown.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=120)
-    plt.close(fig)
+    save_figure(fig, paths)
     return paths
 
 
@@ -275,7 +442,12 @@ def _report(summary: dict[str, Any], scenario: dict[str, Any], png: Path | None)
     if png is not None:
         data = base64.b64encode(png.read_bytes()).decode()
         img = f'<img alt="slowdown by size" src="data:image/png;base64,{data}">'
-    state = "complete" if summary["complete"] else "<b>partial</b> (not every flow finished)"
+    if summary.get("partial"):
+        state = "<b>partial</b> (stopped before its end: interrupted or failed)"
+    elif summary["complete"]:
+        state = "complete"
+    else:
+        state = "not every flow finished by the end of the run"
     name = scenario.get("name", "scenario")
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{name}</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}
@@ -339,30 +511,63 @@ class Results:
 
     def write(self, outdir: str | Path, *, fct_txt: bool = False) -> Path:
         """Writes scenario.json, flows.parquet, summary.json, plots and report.html; with
-        ``fct_txt`` also the HPCC simulator's ``fct.txt`` (see :mod:`fairnet.hpcc`)."""
+        ``fct_txt`` also the HPCC simulator's ``fct.txt`` (see :mod:`fairnet.hpcc`). The files
+        of an earlier run in ``outdir`` (those its summary.json lists) are removed first; the
+        new summary.json lists this run's files (``summary["files"]``)."""
         import pyarrow.parquet as pq
 
         outdir = Path(outdir)
-        outdir.mkdir(parents=True, exist_ok=True)
+        check_output_dir(outdir)
+        clear_previous_run(outdir)
+        files: list[str] = []
+
+        def table(name: str, t: pa.Table | None) -> None:
+            if t is not None and t.num_rows:
+                pq.write_table(t, outdir / name)
+                files.append(name)
+
         if fct_txt:
             from fairnet.hpcc import fct_text
 
             (outdir / "fct.txt").write_text(fct_text(self.exact))
+            files.append("fct.txt")
         (outdir / "scenario.json").write_text(json.dumps(self.scenario, indent=1) + "\n")
+        files.append("scenario.json")
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
-        if self.rates_arrow is not None and self.rates_arrow.num_rows:
-            pq.write_table(self.rates_arrow, outdir / "rates.parquet")
-        if self.links_arrow is not None and self.links_arrow.num_rows:
-            pq.write_table(self.links_arrow, outdir / "links.parquet")
-        if self.queues_arrow is not None and self.queues_arrow.num_rows:
-            pq.write_table(self.queues_arrow, outdir / "queues.parquet")
+        files.append("flows.parquet")
+        table("rates.parquet", self.rates_arrow)
+        table("links.parquet", self.links_arrow)
+        table("queues.parquet", self.queues_arrow)
         png = None
         if self.summary["finished"]:
-            png = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))[0]
+            plots = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))
+            files += [p.name for p in plots]
+            png = plots[0]
         (outdir / "report.html").write_text(_report(self.summary, self.scenario, png))
-        # Last: a directory with summary.json holds a finished run (sweeps rely on this).
+        files.append("report.html")
+        # Last: a directory with summary.json holds a finished run (sweeps rely on this), and
+        # its list is what the next run into this directory removes.
+        self.summary["files"] = [*files, "summary.json"]
         (outdir / "summary.json").write_text(json.dumps(self.summary, indent=1) + "\n")
         return outdir
+
+
+def clear_previous_run(outdir: Path) -> None:
+    """Removes the outputs of the run whose summary.json is in ``outdir`` (its ``files``
+    list; :data:`RUN_FILES` for a summary without one). Nothing else is touched, so a
+    directory never holds files of two runs, and a user's own files survive."""
+    summary_path = outdir / "summary.json"
+    try:
+        summary = json.loads(summary_path.read_text())
+    except (OSError, ValueError):
+        return  # no finished run here
+    listed = summary.get("files") if isinstance(summary, dict) else None
+    names = listed if isinstance(listed, list) else RUN_FILES
+    # summary.json first: a directory whose removal stops half-way is not a finished run.
+    summary_path.unlink()
+    for name in names:
+        if isinstance(name, str) and name == Path(name).name and name not in ("", ".", ".."):
+            (outdir / name).unlink(missing_ok=True)
 
 
 def run(
@@ -372,28 +577,52 @@ def run(
     output: str | Path | None = None,
     fct_txt: bool = False,
     show_progress: bool = False,
+    memory_check: bool = True,
+    warn: Warn | None = None,
 ) -> Results:
     """Runs a scenario (a TOML file's path, or a dict of the same structure) and returns its
     :class:`Results`; with ``output`` also writes every output file there (``fct_txt``: the
-    HPCC simulator's ``fct.txt`` too). ``show_progress``: a progress bar for long runs, and
-    Ctrl-C returns (and writes) what finished instead of raising."""
+    HPCC simulator's ``fct.txt`` too). ``show_progress``: progress on stderr for long runs,
+    and Ctrl-C returns (and writes) what finished instead of raising. ``memory_check``: refuse
+    a run that would not fit in memory (:func:`check_memory`). ``warn`` receives the warnings
+    made before the run (default: :func:`warnings.warn`)."""
     doc, base_dir = prepare(scenario, overrides)
-    results = run_document(doc, base_dir, show_progress=show_progress)
+    if output is not None:
+        check_output_dir(Path(output))  # before the run, so nothing computed is lost
+    results = run_document(
+        doc, base_dir, show_progress=show_progress, memory_check=memory_check, warn=warn
+    )
     if output is not None:
         results.write(output, fct_txt=fct_txt)
     return results
 
 
-def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool = False) -> Results:
-    """Runs a prepared scenario document (see :func:`prepare`); nothing is written. With
-    ``show_progress``, a run longer than two seconds draws a progress bar; Ctrl-C stops the
+def run_document(
+    doc: Mapping[str, Any],
+    base_dir: Path,
+    *,
+    show_progress: bool = False,
+    memory_check: bool = True,
+    warn: Warn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Results:
+    """Runs a prepared scenario document (see :func:`prepare`); nothing is written. Before it
+    runs, :func:`check_memory` (``memory_check``, ``warn``). With ``show_progress``, progress
+    on stderr (:mod:`fairnet.progress`); Ctrl-C, or ``should_stop()`` turning true, stops the
     run and returns what finished (``summary["interrupted"]``, ``summary["partial"]``)."""
     import pyarrow as pa
 
     from fairnet.progress import run_scenario_json
 
+    check_finite(doc)
+    doc_json = json.dumps(doc, allow_nan=False)
+    est = check_memory(doc_json, base_dir, memory_check=memory_check, warn=warn or _python_warning)
     out, interrupted = run_scenario_json(
-        json.dumps(doc), str(base_dir), show=show_progress, total_flows=_flow_count(doc)
+        doc_json,
+        str(base_dir),
+        show=show_progress,
+        total_flows=est["flows"] or None,
+        should_stop=should_stop,
     )
     resolved = json.loads(out.pop("resolved"))
     cols = {
@@ -473,6 +702,9 @@ def run_document(doc: Mapping[str, Any], base_dir: Path, *, show_progress: bool 
     summary["interrupted"] = interrupted
     # An engine invariant broken part-way: what existed is kept, and the run says why it stopped.
     summary["failure"] = out.get("failure")
+    # Partial: stopped before its end (Ctrl-C, a failure), so never counted as done. A run
+    # that reached its stop_at with flows unfinished is not partial; `complete` says so.
+    summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     return Results(
@@ -546,21 +778,22 @@ def _links_summary(links: dict[str, np.ndarray]) -> dict[str, Any] | None:
     }
 
 
-def _flow_count(doc: Mapping[str, Any]) -> int | None:
-    """The number of flows when the document says it (Poisson workloads), for the bar."""
-    workload = doc.get("workload", {})
-    n = workload.get("flows") if isinstance(workload, Mapping) else None
-    return n if isinstance(n, int) else None
-
-
 def run_scenario(
     path: Path,
     outdir: Path,
     overrides: Overrides = (),
     fct_txt: bool = False,
     show_progress: bool = False,
+    memory_check: bool = True,
+    warn: Warn | None = None,
 ) -> dict[str, Any]:
     """Runs the scenario at ``path``, writes every output into ``outdir``; returns the summary."""
     return run(
-        path, overrides=overrides, output=outdir, fct_txt=fct_txt, show_progress=show_progress
+        path,
+        overrides=overrides,
+        output=outdir,
+        fct_txt=fct_txt,
+        show_progress=show_progress,
+        memory_check=memory_check,
+        warn=warn,
     ).summary

@@ -15,7 +15,20 @@ from typing import Any
 import numpy as np
 
 from fairnet import _core
+from fairnet.errors import InputError
 from fairnet.problem_file import ProblemSpec
+
+
+def _check_arguments(n_flows: int, seed: int, weights: tuple[float, float]) -> None:
+    """Arguments the core takes as unsigned integers or a weight range: an
+    :class:`InputError` naming the argument instead of an OverflowError."""
+    if isinstance(n_flows, bool) or not isinstance(n_flows, int) or n_flows < 1:
+        raise InputError(f"n_flows: expected a positive number of flows, got {n_flows!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise InputError(f"seed: expected an integer in [0, 2^64), got {seed!r}")
+    lo, hi = weights
+    if not (0 < lo <= hi < float("inf")):
+        raise InputError(f"weights: expected 0 < lo <= hi (finite), got {weights!r}")
 
 
 def fat_tree_problem(
@@ -31,6 +44,9 @@ def fat_tree_problem(
     Every link runs at ``link_rate``; paths are shortest paths chosen by a seeded per-flow ECMP
     hash; weights are uniform in ``weights``. Deterministic for a given seed.
     """
+    _check_arguments(n_flows, seed, weights)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InputError(f"k: must be an even number >= 4, got {k!r}")
     d = _core.fat_tree_problem(k, n_flows, seed, weights[0], weights[1], link_rate)
     return _spec(d, n_flows)
 
@@ -44,6 +60,7 @@ def topology_problem(
 ) -> ProblemSpec:
     """``n_flows`` flows between random distinct host pairs of the topology ``topology`` (a spec
     dict), on ECMP paths (per-flow hash), with weights uniform in ``weights``."""
+    _check_arguments(n_flows, seed, weights)
     d = _core.topology_problem(json.dumps(topology), n_flows, seed, weights[0], weights[1])
     return _spec(d, n_flows)
 

@@ -140,8 +140,12 @@ fn flow_run<'py>(
     policy: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = build_topology(topology_json)?;
-    let cfg: FlowSimConfig =
-        serde_json::from_str(config_json).map_err(|e| value_error(format!("config: {e}")))?;
+    let cfg: FlowSimConfig = serde_json::from_str(config_json).map_err(|e| {
+        value_error(format!(
+            "config: {}",
+            fairnet::scenario::json_error_message(&e)
+        ))
+    })?;
     let (src, dst, size, start, weight, tag) = (
         src.as_slice()?,
         dst.as_slice()?,

@@ -23,14 +23,16 @@ impl RunProgress {
         Self::default()
     }
 
-    /// `(simulated seconds, events, flows finished, cancelled)` at the latest update.
-    fn snapshot(&self) -> (f64, u64, u64, bool) {
+    /// `(simulated seconds, events, flows finished, cancelled, horizon seconds or None)` at
+    /// the latest update; the horizon is the simulated time the run stops at the latest.
+    fn snapshot(&self) -> (f64, u64, u64, bool, Option<f64>) {
         let s = self.0.snapshot();
         (
             s.sim_time.as_secs_f64(),
             s.events,
             s.flows_finished,
             s.cancelled,
+            s.horizon.map(|h| h.as_secs_f64()),
         )
     }
 
@@ -171,6 +173,26 @@ fn resolve_scenario(scenario_json: &str) -> PyResult<String> {
     serde_json::to_string(&s).map_err(value_error)
 }
 
+/// The memory a run of the scenario (JSON, files relative to `base_dir`) is expected to need,
+/// without generating its flows: `{"flows", "flow_bytes", "record_samples", "record_bytes",
+/// "total_bytes"}` ([`fairnet::scenario::estimate_memory`]).
+#[pyfunction]
+fn estimate_memory<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    base_dir: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = scenario::from_json(scenario_json).map_err(value_error)?;
+    let e = scenario::estimate_memory(&s, Path::new(base_dir)).map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("flows", e.flows)?;
+    d.set_item("flow_bytes", e.flow_bytes)?;
+    d.set_item("record_samples", e.record_samples)?;
+    d.set_item("record_bytes", e.record_bytes)?;
+    d.set_item("total_bytes", e.total_bytes())?;
+    Ok(d)
+}
+
 /// The scenario's JSON Schema (generated from the Rust definition), as JSON text.
 #[pyfunction]
 fn scenario_json_schema() -> PyResult<String> {
@@ -183,5 +205,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     Ok(())
 }

@@ -26,8 +26,12 @@ fn parse_rate(text: &str) -> PyResult<u64> {
 }
 
 pub(crate) fn build_topology(spec_json: &str) -> PyResult<Topology> {
-    let spec: TopologySpec =
-        serde_json::from_str(spec_json).map_err(|e| value_error(format!("topology: {e}")))?;
+    let spec: TopologySpec = serde_json::from_str(spec_json).map_err(|e| {
+        value_error(format!(
+            "topology: {}",
+            fairnet::scenario::json_error_message(&e)
+        ))
+    })?;
     spec.build().map_err(value_error)
 }
 

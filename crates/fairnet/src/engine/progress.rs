@@ -5,6 +5,10 @@
 //! relaxed atomic stores. When [`Progress::cancel`] has been called, `update` returns `false`
 //! and the engine stops as if it had reached its stop time: flows not finished are reported
 //! unfinished and the run is marked incomplete.
+//!
+//! The caller sets the run's simulated-time horizon ([`Progress::set_horizon`]: the scenario's
+//! `stop_at`, or the packet engine's default horizon) before the engine starts, so a progress
+//! display can show simulated time against it, with an ETA, even while no flow has finished.
 
 use crate::units::Time;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,6 +19,8 @@ pub struct Progress {
     sim_time_ps: AtomicU64,
     events: AtomicU64,
     flows_finished: AtomicU64,
+    /// The simulated time at which the run stops at the latest; 0 while unknown.
+    horizon_ps: AtomicU64,
     cancelled: AtomicBool,
 }
 
@@ -27,6 +33,8 @@ pub struct ProgressSnapshot {
     pub events: u64,
     /// Flows finished.
     pub flows_finished: u64,
+    /// The simulated time at which the run stops at the latest, if known.
+    pub horizon: Option<Time>,
     /// Whether the run was asked to stop.
     pub cancelled: bool,
 }
@@ -45,6 +53,11 @@ impl Progress {
         !self.cancelled.load(Ordering::Relaxed)
     }
 
+    /// Records the simulated time at which the run stops at the latest (its `stop_at`).
+    pub fn set_horizon(&self, horizon: Time) {
+        self.horizon_ps.store(horizon.0, Ordering::Relaxed);
+    }
+
     /// Asks the run to stop at its next update.
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
@@ -61,6 +74,10 @@ impl Progress {
             sim_time: Time(self.sim_time_ps.load(Ordering::Relaxed)),
             events: self.events.load(Ordering::Relaxed),
             flows_finished: self.flows_finished.load(Ordering::Relaxed),
+            horizon: match self.horizon_ps.load(Ordering::Relaxed) {
+                0 => None,
+                ps => Some(Time(ps)),
+            },
             cancelled: self.is_cancelled(),
         }
     }
@@ -80,9 +97,12 @@ mod tests {
                 sim_time: Time::from_us(3),
                 events: 10,
                 flows_finished: 1,
+                horizon: None,
                 cancelled: false
             }
         );
+        p.set_horizon(Time::from_ms(10));
+        assert_eq!(p.snapshot().horizon, Some(Time::from_ms(10)));
         p.cancel();
         assert!(!p.update(Time::from_us(4), 20, 2));
         assert!(p.snapshot().cancelled);

@@ -39,8 +39,10 @@
 //! parsed from strings (`"100Gbps"`, `"1us"`, `"32MB"`, `"40%"`). The Python runner (`fairnet
 //! run`) resolves named size distributions to files before handing the scenario over.
 
+mod memory;
 mod run;
 
+pub use memory::{estimate_memory, MemoryEstimate};
 pub use run::{
     maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, MaxminReference,
     RunOutput, RunRow,
@@ -305,9 +307,21 @@ fn one() -> u64 {
 
 /// Parses a scenario from JSON; errors name the field path.
 pub fn from_json(text: &str) -> Result<Scenario> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| Error::invalid("scenario", e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| Error::invalid("scenario", json_error_message(&e)))?;
     from_value(value)
+}
+
+/// A JSON error's message without the position serde_json appends (`at line 1 column 231`):
+/// the JSON text handed to the core is built by the caller from a TOML file or a Python dict,
+/// so a position in it means nothing to the user (issue 24).
+pub fn json_error_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(message) if e.line() > 0 => message.to_string(),
+        _ => text,
+    }
 }
 
 /// Parses a scenario from TOML; errors name the field path.

@@ -163,6 +163,9 @@ pub fn run_with_progress(
         EngineSpec::Flow(cfg) => {
             let mut cfg = cfg.clone();
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
+            if let Some(stop_at) = cfg.stop_at {
+                progress.set_horizon(stop_at);
+            }
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
             let r = flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
                 .map_err(in_engine)?;
@@ -197,6 +200,7 @@ pub fn run_with_progress(
             // A broken engine invariant fails the run, but what it computed is still written
             // (DESIGN.md: nothing already computed is lost), marked as failed.
             let horizon = s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON);
+            progress.set_horizon(horizon);
             let (r, failure) = match sim.run_to_completion_with_progress(horizon, progress) {
                 Ok(r) => (r, None),
                 Err(e) => (sim.records(), Some(e.to_string())),

@@ -612,3 +612,52 @@ fn packet_scenario_records_and_applies_weight_changes() {
         mean(500, 600)
     );
 }
+
+#[test]
+fn json_errors_cite_no_position_in_the_internal_document() {
+    let e = from_json(r#"{"name": "x", "engine": "#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("scenario: EOF while parsing"), "{e}");
+    assert!(!e.contains("line"), "{e}");
+}
+
+#[test]
+fn memory_estimate_counts_flows_and_recorded_series_before_building_them() {
+    // 300 Poisson flows in the flow engine: 300 times the engine's per-flow figure, nothing
+    // recorded.
+    let s = from_toml(FLOW_SCENARIO).unwrap();
+    let e = estimate_memory(&s, &cdf_dir()).unwrap();
+    assert_eq!(e.flows, 300);
+    assert_eq!(e.flow_bytes, 300 * memory::FLOW_ENGINE_BYTES_PER_FLOW);
+    assert_eq!((e.record_samples, e.record_bytes), (0, 0));
+
+    // A billion flows is counted, not generated.
+    let huge = from_toml(&FLOW_SCENARIO.replace("flows = 300", "flows = 1000000000")).unwrap();
+    assert_eq!(
+        estimate_memory(&huge, &cdf_dir()).unwrap().flows,
+        1_000_000_000
+    );
+
+    // A packet run recording every port's queue every 10 µs for 1 s: 100,000 samples of each
+    // of the k = 4 fat-tree's links, plus one flow sample per host per sample time.
+    let recorded = format!(
+        "stop_at = \"1s\"\n{}",
+        FLOW_SCENARIO.replace(
+            "[engine]\nkind = \"flow\"",
+            "[engine]\nkind = \"packet\"\nrecord = { interval = \"10us\", queues = \"all\" }",
+        )
+    );
+    let s = from_toml(&recorded).unwrap();
+    let (topo, _) = s.build(&cdf_dir()).unwrap();
+    let e = estimate_memory(&s, &cdf_dir()).unwrap();
+    let n = 100_000u64;
+    let queue_rows = n * topo.num_links() as u64;
+    let flow_rows = n * topo.hosts().len() as u64;
+    assert_eq!(e.record_samples, queue_rows + flow_rows);
+    assert_eq!(
+        e.record_bytes,
+        queue_rows * memory::BYTES_PER_QUEUE_SAMPLE + flow_rows * memory::BYTES_PER_RATE_SAMPLE
+    );
+    assert_eq!(e.total_bytes(), e.flow_bytes + e.record_bytes);
+}
