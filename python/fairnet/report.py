@@ -27,13 +27,15 @@ def pyplot() -> ModuleType:
     return plt
 
 
-def save_figure(fig: Any, paths: Sequence[Path], dpi: int = 120) -> None:
+def save_figure(
+    fig: Any, paths: Sequence[Path], dpi: int = 120, salt: str = "fairnet"
+) -> None:
     """Saves ``fig`` to each path (format by suffix) and closes it. The same figure gives the
-    same bytes: SVG clip-path ids come from a fixed hash salt instead of a random one, and no
+    same bytes: SVG element ids come from a fixed hash ``salt`` instead of a random one, and no
     SVG carries a date (PNGs carry neither)."""
     import matplotlib
 
-    with matplotlib.rc_context({"svg.hashsalt": "fairnet"}):
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
         for p in paths:
             metadata = {"Date": None} if Path(p).suffix == ".svg" else None
             fig.savefig(p, dpi=dpi, metadata=metadata)

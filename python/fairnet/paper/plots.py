@@ -9,31 +9,20 @@ from typing import Any
 
 import numpy as np
 
+from fairnet import report
 
-def pyplot() -> Any:
-    """matplotlib.pyplot on the non-interactive Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+#: matplotlib.pyplot off-screen (the one definition is in :mod:`fairnet.report`).
+pyplot = report.pyplot
 
 
 def save_figure(fig: Any, outdir: Path, stem: str) -> list[Path]:
-    """Saves a matplotlib figure as ``stem.png`` and ``stem.svg`` in ``outdir`` and closes it.
-    The same figure gives the same bytes: the SVG carries no date, and its element ids come
-    from a salt fixed by ``stem`` instead of a random one."""
-    import matplotlib
-
-    plt = pyplot()
-    png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
+    """Saves a matplotlib figure as ``stem.png`` and ``stem.svg`` in ``outdir`` and closes it,
+    the same figure as the same bytes (:func:`fairnet.report.save_figure`, salted by
+    ``stem``)."""
+    paths = [outdir / f"{stem}.png", outdir / f"{stem}.svg"]
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    with matplotlib.rc_context({"svg.hashsalt": stem}):
-        fig.savefig(svg, dpi=120, metadata={"Date": None})
-    plt.close(fig)
-    return [png, svg]
+    report.save_figure(fig, paths, salt=stem)
+    return paths
 
 
 def plot_cdf(ax: Any, values: Any, label: str, *, step: bool = False, **style: Any) -> None:
