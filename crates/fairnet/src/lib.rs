@@ -21,6 +21,7 @@ pub mod error;
 pub mod ids;
 pub mod metrics;
 pub mod scenario;
+pub mod schemes;
 pub mod systems;
 pub mod topo;
 pub mod units;

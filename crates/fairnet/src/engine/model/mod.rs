@@ -167,6 +167,10 @@ pub trait Continuous: Model {
     fn switch_value(&self, _k: usize, _t: f64, _y: &[f64]) -> f64 {
         0.0
     }
+    /// Called when an undelayed switch `k` flips (at its located crossing) with the state
+    /// there, which the model may put exactly on the switching surface (a queue that empties
+    /// is set to 0). Default: nothing.
+    fn on_flip(&self, _k: usize, _on: bool, _y: &mut [f64]) {}
     /// The derivative at `t` (seconds): `y` now, `past` for delayed values and switches.
     fn derivative(&self, t: f64, y: &[f64], past: &Past<'_>, dy: &mut [f64]);
 }

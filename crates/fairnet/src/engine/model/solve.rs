@@ -339,22 +339,30 @@ pub fn solve_continuous(
         (s / n.max(1) as f64).sqrt()
     };
     let (d0, d1) = (norm(&y, &y), norm(&stages.k[0], &y));
-    let mut h = if d0 < 1e-5 || d1 < 1e-5 {
+    // The controller's step size; a step is shorter only to land on a stop.
+    let mut h_ctrl = if d0 < 1e-5 || d1 < 1e-5 {
         1e-6 * o.horizon
     } else {
         0.01 * d0 / d1
     };
     let mut just_rejected = false;
+    // A step cut short at an undelayed switch's crossing (redone to end there).
+    let mut cut_at: Option<f64> = None;
 
     while t < o.horizon {
         let next_break = breaks.last().copied().unwrap_or(f64::INFINITY);
         let next_flip = flips.last().map_or(f64::INFINITY, |f| f.time);
         let stop = o.horizon.min(next_break).min(next_flip);
-        h = h.min(tau_min).min(o.max_step.unwrap_or(f64::INFINITY));
+        let stop = cut_at.take().map_or(stop, |c| c.min(stop));
+        h_ctrl = h_ctrl
+            .min(tau_min)
+            .min(o.max_step.unwrap_or(f64::INFINITY));
         // Land exactly on the next stop rather than leave a sliver before it.
-        if t + 1.01 * h >= stop {
-            h = stop - t;
-        }
+        let h = if t + 1.01 * h_ctrl >= stop {
+            stop - t
+        } else {
+            h_ctrl
+        };
         let err = {
             let (mode_ref, hist) = (&mode, &history);
             stages.step(t, h, &y, o.rtol, o.atol, |ts, ys, dy| {
@@ -365,13 +373,13 @@ pub fn solve_continuous(
         let finite = err.is_finite() && stages.y_new.iter().all(|v| v.is_finite());
         if !finite || err > 1.0 {
             run.rejected += 1;
-            h *= if finite {
+            h_ctrl = h * if finite {
                 (0.9 * err.powf(-0.2)).max(0.2)
             } else {
                 0.2
             };
             just_rejected = true;
-            if h < 1e-12 * t.max(o.output_interval) {
+            if h_ctrl < 1e-12 * t.max(o.output_interval) {
                 run.failure = Some(blow_up(&vars, t, &y, y0));
                 break;
             }
@@ -411,7 +419,7 @@ pub fn solve_continuous(
             let pos = flips.partition_point(|f| f.time > at);
             flips.insert(pos, Flip { time: at, switch, on });
             run.crossings += 1;
-            h = at - t;
+            cut_at = Some(at);
             continue;
         }
         for (k, s) in switches.iter().enumerate() {
@@ -459,8 +467,12 @@ pub fn solve_continuous(
                 flipped = true;
             }
             if switches[f.switch].delay.is_none() {
-                // At the crossing g is zero: take the side the switch is now on.
+                // At the crossing g is zero: the model may put the state on the surface
+                // (a queue that empties is exactly 0), and g is taken on the side the switch
+                // is now on.
+                model.on_flip(f.switch, f.on, &mut y);
                 g_prev[f.switch] = if f.on { f64::MIN_POSITIVE } else { -0.0 };
+                flipped = true;
             }
         }
         if flipped {
@@ -469,11 +481,16 @@ pub fn solve_continuous(
         } else {
             stages.k.swap(0, 6);
         }
-        h *= if just_rejected {
-            1.0
-        } else {
-            (0.9 * err.max(1e-10).powf(-0.2)).min(5.0)
-        };
+        // Grow from the step taken, but never below the controller's step when the step was
+        // only shortened to land on a stop.
+        if !just_rejected {
+            let proposed = h * (0.9 * err.max(1e-10).powf(-0.2)).min(5.0);
+            h_ctrl = if h < h_ctrl {
+                h_ctrl.max(proposed)
+            } else {
+                proposed
+            };
+        }
         just_rejected = false;
         if run.steps % 1024 == 0 && !progress.update(Time::from_secs_f64(t), run.steps, 0) {
             break;
