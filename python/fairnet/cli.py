@@ -204,13 +204,19 @@ def run_cmd(scenario: Path, output: Path | None, overrides: tuple[str, ...], fct
     if summary.get("failure"):
         console.print(f"wrote the partial results to {outdir}/ (summary.json says why)")
         click.echo(f"fairnet: error: the run failed part-way: {summary['failure']}", err=True)
-        sys.exit(1)
+        # A model that blows up was given parameters or a state it cannot follow: bad input.
+        sys.exit(2 if summary["engine"] == "model" else 1)
     if summary["interrupted"]:
         console.print(
             f"interrupted: wrote the {summary['finished']:,} finished flows to {outdir}/ "
             "(summary.json marks the run partial)"
         )
         sys.exit(130)
+    if summary["engine"] == "model":
+        from fairnet.model import print_run_line
+
+        print_run_line(summary, outdir)
+        return
     sd = summary["slowdown"]
     console.print(
         f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "
@@ -475,6 +481,40 @@ def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
     from fairnet.bench import bench_flow as run
 
     run(n_flows=n_flows, load=load, seed=seed, active=active)
+
+
+@bench.command("model")
+@click.option("--flows", "n_flows", type=int, default=1000, show_default=True)
+@click.option("--rtts", type=int, default=10_000, show_default=True)
+@click.option("--iterations", type=int, default=1_000_000, show_default=True)
+def bench_model(n_flows: int, rtts: int, iterations: int) -> None:
+    """Model engine speed: DCTCP's fluid model (1,000 flows, 10,000 RTTs) and a map (10^6
+    iterations)."""
+    from fairnet.bench import bench_model as run
+
+    run(flows=n_flows, rtts=rtts, iterations=iterations)
+
+
+@cli.group("model")
+def model_group() -> None:
+    """The model engine's registered models (run one with a scenario, engine.kind = "model")."""
+
+
+@model_group.command("list")
+@click.option("--params", "show_params", is_flag=True, help="Also list every parameter.")
+def model_list(show_params: bool) -> None:
+    """List the models: name, paper and equation."""
+    from fairnet.model import list_models
+
+    for m in list_models():
+        click.echo(f"{m['name']:<16} {m['paper']}")
+        click.echo(f"{'':<16} {m['equation']}")
+        if show_params:
+            base = {"duration": " s", "rate": " bit/s", "size": " B"}
+            for p in m["params"]:
+                unit = base.get(p["unit"], "")
+                default = "required" if p["default"] is None else f"default {p['default']:g}{unit}"
+                click.echo(f"{'':<18}{p['name']} ({p['unit']}, {default}): {p['doc']}")
 
 
 @cli.command()

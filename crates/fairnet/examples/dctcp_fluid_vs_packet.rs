@@ -21,11 +21,22 @@ fn main() {
     println!("10 Gb/s, K = 65 packets, 16 us per link; steady state 30-80 ms, sampled every 2 us");
     println!(
         "{:>5} {:>8} | {:>9} {:>9} | {:>9} {:>9} | {:>8} {:>8} | {:>7} {:>7}",
-        "flows", "d (us)", "q fluid", "q packet", "A fluid", "A packet", "W fluid", "W packet",
-        "a fluid", "a packet"
+        "flows",
+        "d (us)",
+        "q fluid",
+        "q packet",
+        "A fluid",
+        "A packet",
+        "W fluid",
+        "W packet",
+        "a fluid",
+        "a packet"
     );
     for n in counts {
-        let c = match compare(&Setup { flows: n, ..Setup::default() }) {
+        let c = match compare(&Setup {
+            flows: n,
+            ..Setup::default()
+        }) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("dctcp_fluid_vs_packet: {e}");

@@ -63,7 +63,11 @@ pub const MODELS: &[ModelEntry] = &[
         paper: dctcp_fluid::PAPER,
         equation: dctcp_fluid::EQUATION,
         params: dctcp_fluid::PARAMS,
-        build: |p| Ok(System::Continuous(Box::new(dctcp_fluid::DctcpFluid::new(p)?))),
+        build: |p| {
+            Ok(System::Continuous(Box::new(dctcp_fluid::DctcpFluid::new(
+                p,
+            )?)))
+        },
     },
     ModelEntry {
         name: "chiu_jain_aimd",
@@ -309,20 +313,41 @@ W = [5, 20]
             "engine.model: unknown model \"dctcp_fuid\" (known: dctcp_fluid, chiu_jain_aimd)"
         );
         let e = with("flows = 2", "flows = 2\ncolour = 3");
-        assert!(e.starts_with("engine.params.colour: model \"dctcp_fluid\" has no parameter"), "{e}");
+        assert!(
+            e.starts_with("engine.params.colour: model \"dctcp_fluid\" has no parameter"),
+            "{e}"
+        );
         let e = with("rtt = \"100us\"", "rtt = \"-100us\"");
-        assert!(e.starts_with("engine.params.rtt: must not be negative"), "{e}");
+        assert!(
+            e.starts_with("engine.params.rtt: must not be negative"),
+            "{e}"
+        );
         let e = with("horizon = \"5ms\"", "horizon = \"0ms\"");
         assert!(e.starts_with("engine.horizon: must be positive"), "{e}");
         let e = with("W = [5, 20]", "W = [5, nan]");
-        assert!(e.starts_with("engine.initial.W[1]: must be a finite number"), "{e}");
+        assert!(
+            e.starts_with("engine.initial.W[1]: must be a finite number"),
+            "{e}"
+        );
         let e = with("W = [5, 20]", "W = [5, 20, 1]");
-        assert!(e.starts_with("engine.initial.W: W has 2 entries, got 3"), "{e}");
+        assert!(
+            e.starts_with("engine.initial.W: W has 2 entries, got 3"),
+            "{e}"
+        );
         let e = with("W = [5, 20]", "cwnd = 1");
-        assert!(e.starts_with("engine.initial.cwnd: model \"dctcp_fluid\" has no state"), "{e}");
-        let e = with("name = \"dctcp fluid\"", "[topology]\nkind = \"star\"\nn_hosts = 2");
+        assert!(
+            e.starts_with("engine.initial.cwnd: model \"dctcp_fluid\" has no state"),
+            "{e}"
+        );
+        let e = with(
+            "name = \"dctcp fluid\"",
+            "[topology]\nkind = \"star\"\nn_hosts = 2",
+        );
         assert!(e.starts_with("topology: a model run"), "{e}");
         let e = with("capacity = \"10Gbps\"", "capacity = \"0Gbps\"");
-        assert!(e.starts_with("engine.params.capacity: must be positive"), "{e}");
+        assert!(
+            e.starts_with("engine.params.capacity: must be positive"),
+            "{e}"
+        );
     }
 }

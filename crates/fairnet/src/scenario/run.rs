@@ -2,9 +2,9 @@
 
 use super::models::{model_output, run_model};
 use super::{EngineSpec, Scenario};
-use crate::engine::model::ModelRun;
 use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
+use crate::engine::model::ModelRun;
 use crate::engine::packet::{PacketSim, QueueSample};
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;

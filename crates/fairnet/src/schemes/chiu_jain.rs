@@ -66,7 +66,8 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const PAPER: &str = "Chiu and Jain, Increase and Decrease Algorithms for Congestion \
                          Avoidance, Computer Networks and ISDN Systems 1989, §2-3";
 /// The model in one line.
-pub const EQUATION: &str = "x_i <- x_i + a_I if sum x <= 1, else b_D·x_i; F = (sum x)^2/(n sum x^2)";
+pub const EQUATION: &str =
+    "x_i <- x_i + a_I if sum x <= 1, else b_D·x_i; F = (sum x)^2/(n sum x^2)";
 
 /// The AIMD map (see the module doc).
 #[derive(Clone, Debug, PartialEq)]
@@ -209,7 +210,9 @@ mod tests {
                 seed,
                 ..SolverOptions::default()
             };
-            iterate(&mut m, &y0, &o, &Progress::default()).unwrap().values
+            iterate(&mut m, &y0, &o, &Progress::default())
+                .unwrap()
+                .values
         };
         assert_eq!(run(3), run(3));
         assert_ne!(run(3), run(4));

@@ -275,13 +275,16 @@ impl Continuous for DctcpFluid {
         let q = self.q(y).max(0.0);
         let r = self.d + q / self.c;
         let p = if past.switch(MARK) { 1.0 } else { 0.0 };
-        let mut inflow = 0.0;
+        let (inv_r, cut, gain) = (1.0 / r, p / (2.0 * r), self.g / r);
+        let (w, rest) = y.split_at(n);
+        let (dw, drest) = dy.split_at_mut(n);
+        let mut sum_w = 0.0;
         for i in 0..n {
-            let (w, a) = (y[i], y[n + i]);
-            dy[i] = 1.0 / r - w * a / (2.0 * r) * p; // (1)
-            dy[n + i] = self.g / r * (p - a); // (2)
-            inflow += w / r;
+            dw[i] = inv_r - w[i] * rest[i] * cut; // (1)
+            drest[i] = gain * (p - rest[i]); // (2)
+            sum_w += w[i];
         }
+        let inflow = sum_w * inv_r;
         // (3), projected on q ≥ 0: an empty queue stays empty until the flows fill it.
         let filling = past.switch(BUSY) || past.switch(FILLING);
         dy[2 * n] = if filling { inflow - self.c } else { 0.0 };

@@ -97,29 +97,32 @@ impl Stages {
         mut f: impl FnMut(f64, &[f64], &mut [f64]),
     ) -> f64 {
         let n = y.len();
+        // Stage arguments and the error as sums of scaled stage vectors, one vector at a time
+        // (contiguous loops the compiler vectorizes).
         for s in 1..7 {
             let (done, rest) = self.k.split_at_mut(s);
-            let row = A[s];
-            for i in 0..n {
-                let mut acc = 0.0;
-                for (j, a) in row.iter().enumerate() {
-                    acc += a * done[j][i];
+            self.arg.copy_from_slice(y);
+            for (j, &a) in A[s].iter().enumerate() {
+                if a != 0.0 {
+                    axpy(&mut self.arg, h * a, &done[j]);
                 }
-                self.arg[i] = y[i] + h * acc;
             }
             if s == 6 {
                 self.y_new.copy_from_slice(&self.arg);
             }
             f(t + C[s] * h, &self.arg, &mut rest[0]);
         }
+        // The error vector reuses `arg`.
+        self.arg.fill(0.0);
+        for (j, &e) in E.iter().enumerate() {
+            if e != 0.0 {
+                axpy(&mut self.arg, h * e, &self.k[j]);
+            }
+        }
         let mut sum = 0.0;
         for i in 0..n {
-            let mut e = 0.0;
-            for (j, w) in E.iter().enumerate() {
-                e += w * self.k[j][i];
-            }
             let scale = atol + rtol * y[i].abs().max(self.y_new[i].abs());
-            let r = h * e / scale;
+            let r = self.arg[i] / scale;
             sum += r * r;
         }
         if n == 0 {
@@ -134,19 +137,32 @@ impl Stages {
     /// `y(t + θh) = r₁ + θ(r₂ + (1−θ)(r₃ + θ(r₄ + (1−θ)r₅)))`.
     pub fn dense(&self, h: f64, y: &[f64], out: &mut [f64]) {
         let n = y.len();
+        let (r1, rest) = out.split_at_mut(n);
+        let (r2, rest) = rest.split_at_mut(n);
+        let (r3, rest) = rest.split_at_mut(n);
+        let (r4, r5) = rest.split_at_mut(n);
+        r1.copy_from_slice(y);
         for i in 0..n {
             let dy = self.y_new[i] - y[i];
             let bspl = h * self.k[0][i] - dy;
-            out[i] = y[i];
-            out[n + i] = dy;
-            out[2 * n + i] = bspl;
-            out[3 * n + i] = dy - h * self.k[6][i] - bspl;
-            let mut d = 0.0;
-            for (j, w) in D.iter().enumerate() {
-                d += w * self.k[j][i];
-            }
-            out[4 * n + i] = h * d;
+            r2[i] = dy;
+            r3[i] = bspl;
+            r4[i] = dy - h * self.k[6][i] - bspl;
         }
+        r5.fill(0.0);
+        for (j, &d) in D.iter().enumerate() {
+            if d != 0.0 {
+                axpy(r5, h * d, &self.k[j]);
+            }
+        }
+    }
+}
+
+/// `y += a·x`.
+#[inline]
+fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
     }
 }
 

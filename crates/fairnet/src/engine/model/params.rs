@@ -150,8 +150,9 @@ fn parse_value(unit: ParamUnit, v: &Value) -> std::result::Result<f64, String> {
             .as_u64()
             .map(|n| n as f64)
             .ok_or_else(|| format!("expected a whole number, got {v}")),
-        ParamUnit::Seconds => with_unit::<Time>(v, "a duration such as \"100us\"")
-            .map(|t| t.as_secs_f64()),
+        ParamUnit::Seconds => {
+            with_unit::<Time>(v, "a duration such as \"100us\"").map(|t| t.as_secs_f64())
+        }
         ParamUnit::BitsPerSecond => {
             with_unit::<Rate>(v, "a rate such as \"10Gbps\"").map(|r| r.bps())
         }

@@ -354,9 +354,7 @@ pub fn solve_continuous(
         let next_flip = flips.last().map_or(f64::INFINITY, |f| f.time);
         let stop = o.horizon.min(next_break).min(next_flip);
         let stop = cut_at.take().map_or(stop, |c| c.min(stop));
-        h_ctrl = h_ctrl
-            .min(tau_min)
-            .min(o.max_step.unwrap_or(f64::INFINITY));
+        h_ctrl = h_ctrl.min(tau_min).min(o.max_step.unwrap_or(f64::INFINITY));
         // Land exactly on the next stop rather than leave a sliver before it.
         let h = if t + 1.01 * h_ctrl >= stop {
             stop - t
@@ -417,7 +415,14 @@ pub fn solve_continuous(
         }
         if let Some((at, switch, on)) = cut {
             let pos = flips.partition_point(|f| f.time > at);
-            flips.insert(pos, Flip { time: at, switch, on });
+            flips.insert(
+                pos,
+                Flip {
+                    time: at,
+                    switch,
+                    on,
+                },
+            );
             run.crossings += 1;
             cut_at = Some(at);
             continue;
@@ -503,17 +508,40 @@ pub fn solve_continuous(
     Ok(run)
 }
 
-/// The θ in `(0, 1]` where `g(θ)` changes sign (`g(0)` and `g(1)` differ in sign), by
-/// bisection to 1e-12.
+/// The θ in `(0, 1]` where `g(θ)` changes sign (`g(0)` and `g(1)` differ in sign), to 1e-12:
+/// the Illinois variant of regula falsi (Dowell and Jarratt, BIT 11, 1971), which converges
+/// superlinearly where bisection would need 40 evaluations, falling back to bisection when the
+/// secant leaves the bracket. Returns a point on the far side of the change.
 fn locate(mut g: impl FnMut(f64) -> f64) -> f64 {
-    let left_on = g(0.0) > 0.0;
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    while hi - lo > 1e-12 {
-        let mid = 0.5 * (lo + hi);
-        if (g(mid) > 0.0) == left_on {
+    let (mut g_lo, mut g_hi) = (g(lo), g(hi));
+    let left_on = g_lo > 0.0;
+    let mut kept = 0i8; // which end was kept last: -1 low, 1 high
+    for _ in 0..200 {
+        if hi - lo <= 1e-12 {
+            break;
+        }
+        let secant = lo - g_lo * (hi - lo) / (g_hi - g_lo);
+        let mid = if secant > lo && secant < hi && secant.is_finite() {
+            secant
+        } else {
+            0.5 * (lo + hi)
+        };
+        let g_mid = g(mid);
+        if (g_mid > 0.0) == left_on {
             lo = mid;
+            g_lo = g_mid;
+            if kept == 1 {
+                g_hi *= 0.5;
+            }
+            kept = 1;
         } else {
             hi = mid;
+            g_hi = g_mid;
+            if kept == -1 {
+                g_lo *= 0.5;
+            }
+            kept = -1;
         }
     }
     hi

@@ -143,9 +143,20 @@ fn step_control_holds_a_stiff_problem_stable() {
         "{} steps, fewer than λT/3.5 = {stability_floor}: the step left the stability region",
         run.steps
     );
-    assert!(run.rejected > 0, "the step never tried to grow past stability");
-    let easy = solve(&Scalar(0.0, |t, y| -(y - t.cos())), &opts(2.0, 0.01, 1e-6, 1e-9));
-    assert!(easy.steps * 50 < run.steps, "{} vs {}", easy.steps, run.steps);
+    assert!(
+        run.rejected > 0,
+        "the step never tried to grow past stability"
+    );
+    let easy = solve(
+        &Scalar(0.0, |t, y| -(y - t.cos())),
+        &opts(2.0, 0.01, 1e-6, 1e-9),
+    );
+    assert!(
+        easy.steps * 50 < run.steps,
+        "{} vs {}",
+        easy.steps,
+        run.steps
+    );
 }
 
 /// `x' = 1` (so `x = t`) and `y' = 1{x(t − d) > 0.5}` through a switch, delayed (`d = 0.2`)
@@ -194,7 +205,11 @@ fn switches_flip_at_the_located_crossing_plus_delay() {
     for (delayed, expected) in [(false, 0.5), (true, 0.3)] {
         let run = solve(&Switched { delayed }, &opts(1.0, 0.25, 1e-4, 1e-6));
         let y = run.column("y").unwrap();
-        assert!((y[4] - expected).abs() < 1e-10, "delayed {delayed}: {}", y[4]);
+        assert!(
+            (y[4] - expected).abs() < 1e-10,
+            "delayed {delayed}: {}",
+            y[4]
+        );
         assert_eq!(run.crossings, 1);
     }
 }
@@ -226,15 +241,17 @@ fn a_blow_up_names_the_time_and_variable_and_keeps_the_samples() {
 fn bad_options_and_states_are_errors_naming_the_field() {
     let m = Scalar(1.0, |_, y| -y);
     let p = Progress::default();
-    let err = |o: &SolverOptions, y0: &[f64]| {
-        solve_continuous(&m, y0, o, &p).unwrap_err().to_string()
-    };
+    let err =
+        |o: &SolverOptions, y0: &[f64]| solve_continuous(&m, y0, o, &p).unwrap_err().to_string();
     let e = err(&opts(0.0, 0.1, 1e-6, 1e-9), &[1.0]);
     assert!(e.starts_with("engine.horizon: must be positive"), "{e}");
     let e = err(&opts(1.0, -0.1, 1e-6, 1e-9), &[1.0]);
     assert!(e.starts_with("engine.output_interval"), "{e}");
     let e = err(&opts(1.0, 0.1, 1e-6, 1e-9), &[f64::NAN]);
-    assert!(e.starts_with("engine.initial.y: must be a finite number"), "{e}");
+    assert!(
+        e.starts_with("engine.initial.y: must be a finite number"),
+        "{e}"
+    );
     struct NegativeDelay;
     impl Model for NegativeDelay {
         fn state(&self) -> Vec<StateVar> {
@@ -290,15 +307,31 @@ fn parameters_are_parsed_with_units_and_checked() {
     assert_eq!(p.get("flows"), 5.0);
     let e = parse(r#"{"flows": 5}"#).unwrap_err().to_string();
     assert!(e.starts_with("engine.params.rtt: model \"m\" needs"), "{e}");
-    let e = parse(r#"{"rtt": "1us", "colour": 1}"#).unwrap_err().to_string();
-    assert!(e.starts_with("engine.params.colour: model \"m\" has no parameter"), "{e}");
+    let e = parse(r#"{"rtt": "1us", "colour": 1}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("engine.params.colour: model \"m\" has no parameter"),
+        "{e}"
+    );
     assert!(e.contains("rtt, capacity, flows"), "{e}");
     let e = parse(r#"{"rtt": "-1us"}"#).unwrap_err().to_string();
-    assert!(e.starts_with("engine.params.rtt: must not be negative"), "{e}");
+    assert!(
+        e.starts_with("engine.params.rtt: must not be negative"),
+        "{e}"
+    );
     let e = parse(r#"{"rtt": "1 furlong"}"#).unwrap_err().to_string();
-    assert!(e.starts_with("engine.params.rtt: expected a duration"), "{e}");
-    let e = parse(r#"{"rtt": "1us", "flows": 2.5}"#).unwrap_err().to_string();
-    assert!(e.starts_with("engine.params.flows: expected a whole number"), "{e}");
+    assert!(
+        e.starts_with("engine.params.rtt: expected a duration"),
+        "{e}"
+    );
+    let e = parse(r#"{"rtt": "1us", "flows": 2.5}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("engine.params.flows: expected a whole number"),
+        "{e}"
+    );
 }
 
 /// A random walk `y ← y + U(−1, 1)`, one step per millisecond.

@@ -99,7 +99,8 @@ pub fn compare(s: &Setup) -> Result<Comparison> {
     // Base RTT of the dumbbell path: three hops of propagation each way, a data packet's
     // serialization on each of the three links, and an ACK's (a bare header) on the way back.
     let hop_tx = |bytes: f64| bytes * 8.0 / s.capacity.bps();
-    let d = 6.0 * s.link_delay.as_secs_f64() + 3.0 * hop_tx(wire) + 3.0 * hop_tx(cfg.header.0 as f64);
+    let d =
+        6.0 * s.link_delay.as_secs_f64() + 3.0 * hop_tx(wire) + 3.0 * hop_tx(cfg.header.0 as f64);
     let model = DctcpFluid {
         flows: s.flows as usize,
         c: s.capacity.bps() / (8.0 * wire),
@@ -181,9 +182,16 @@ fn packet_stats(s: &Setup, cfg: PacketConfig) -> Result<Stats> {
     let flows: Vec<FlowSpec> = (0..s.flows)
         .map(|i| FlowSpec::new(NodeId(i), NodeId(s.flows + i), Bytes(1 << 50), Time::ZERO))
         .collect();
-    let (mss, init, g) = (cfg.mtu.0, cfg.tcp.init_cwnd as u64 * cfg.mtu.0, cfg.tcp.dctcp_g);
+    let (mss, init, g) = (
+        cfg.mtu.0,
+        cfg.tcp.init_cwnd as u64 * cfg.mtu.0,
+        cfg.tcp.dctcp_g,
+    );
     let mut sim = PacketSim::new(&topo, &flows, cfg)?;
-    let seen = Rc::new(RefCell::new(vec![(init as f64 / mss as f64, 1.0); flows.len()]));
+    let seen = Rc::new(RefCell::new(vec![
+        (init as f64 / mss as f64, 1.0);
+        flows.len()
+    ]));
     for i in 0..flows.len() {
         let observed = Observed {
             cc: Dctcp::new(mss, init, g),

@@ -80,7 +80,10 @@ fn unequal_windows_converge_to_a_fair_share() {
         ..SolverOptions::default()
     };
     let run = solve(&m, &[2.0, 150.0, 1.0, 1.0, 0.0], &o);
-    let (w0, w1) = (steady_mean(&run, "W[0]", 0.08), steady_mean(&run, "W[1]", 0.08));
+    let (w0, w1) = (
+        steady_mean(&run, "W[0]", 0.08),
+        steady_mean(&run, "W[1]", 0.08),
+    );
     assert!((w0 / w1 - 1.0).abs() < 0.01, "W0 {w0} vs W1 {w1}");
 }
 
@@ -144,9 +147,18 @@ fn agrees_with_the_packet_engines_dctcp_on_one_link() {
         .unwrap();
         let (f, p) = (c.fluid, c.packet);
         let rel = |a: f64, b: f64| (a / b - 1.0).abs();
-        assert!(rel(p.window_mean, f.window_mean) < 0.03, "{flows}: {f:?} {p:?}");
-        assert!(rel(p.queue_mean, f.queue_mean) < 0.15, "{flows}: {f:?} {p:?}");
-        assert!(rel(p.queue_amplitude, f.queue_amplitude) < 0.25, "{flows}: {f:?} {p:?}");
+        assert!(
+            rel(p.window_mean, f.window_mean) < 0.03,
+            "{flows}: {f:?} {p:?}"
+        );
+        assert!(
+            rel(p.queue_mean, f.queue_mean) < 0.15,
+            "{flows}: {f:?} {p:?}"
+        );
+        assert!(
+            rel(p.queue_amplitude, f.queue_amplitude) < 0.25,
+            "{flows}: {f:?} {p:?}"
+        );
         let ratio = p.alpha_mean / f.alpha_mean;
         assert!((0.5..0.9).contains(&ratio), "{flows}: {f:?} {p:?}");
     }
@@ -180,13 +192,21 @@ impl Continuous for Naive {
         let n = m.flows;
         let q = y[2 * n].max(0.0);
         let r = m.d + q / m.c;
-        let p = if past.delayed(0, 2 * n) > m.k { 1.0 } else { 0.0 };
+        let p = if past.delayed(0, 2 * n) > m.k {
+            1.0
+        } else {
+            0.0
+        };
         let mut inflow = 0.0;
         for i in 0..n {
             dy[i] = 1.0 / r - y[i] * y[n + i] / (2.0 * r) * p;
             dy[n + i] = m.g / r * (p - y[n + i]);
             inflow += y[i] / r;
         }
-        dy[2 * n] = if y[2 * n] > 0.0 { inflow - m.c } else { (inflow - m.c).max(0.0) };
+        dy[2 * n] = if y[2 * n] > 0.0 {
+            inflow - m.c
+        } else {
+            (inflow - m.c).max(0.0)
+        };
     }
 }
