@@ -280,8 +280,7 @@ W = [5, 20]
         match from_toml(text) {
             Err(e) => e.to_string(),
             Ok(s) => run_built(&s, Path::new("."), &Progress::default())
-                .err()
-                .expect("an error")
+                .expect_err("an error")
                 .to_string(),
         }
     }
