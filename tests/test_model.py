@@ -218,3 +218,52 @@ def test_bench_model_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> N
     assert "DCTCP fluid model, 20 flows over 200 RTTs" in out
     assert "Chiu-Jain AIMD map" in out
     assert figures["fluid"]["steps"] > 0 and figures["map"]["steps"] == 2000
+
+
+PACKET_TOML = """
+name = "dctcp packet, 2 flows"
+stop_at = "30ms"
+[topology]
+kind = "dumbbell"
+n_pairs = 2
+access_rate = "10Gbps"
+bottleneck_rate = "10Gbps"
+delay = "16us"
+buffer = "4MB"
+[workload]
+kind = "flows"
+flows = [{ src = 0, dst = 2, size = "1000GB" }, { src = 1, dst = 3, size = "1000GB" }]
+[engine]
+kind = "packet"
+transport = "dctcp"
+qdisc = { kind = "ecn", k = { packets = 65 } }
+record = { interval = "10us", flows = false, queues = "queued" }
+"""
+
+
+def test_compare_overlays_a_fluid_model_and_a_packet_run_of_the_same_link(
+    tmp_path: Path,
+) -> None:
+    # The same bottleneck both ways: 2 DCTCP flows, 10 Gb/s, K = 65 packets of 1048 B, base
+    # RTT 98.63 us (three 16 us hops each way plus serialization), 30 ms. fairnet compare finds
+    # link 0's queue in both queues.parquet tables and overlays them. The sawtooth's top (the
+    # queue's 95th percentile, about K + N packets) agrees within 10% (measured: 69.2 KB
+    # packet, 69.8 KB fluid); the means differ more because the packet run's slow start fills
+    # the queue at 1 ms and the fluid model's linear increase at 5 ms.
+    fluid = DCTCP_TOML.replace('horizon = "20ms"', 'horizon = "30ms"').replace(
+        'rtt = "100us"', 'rtt = "98.63us"'
+    )
+    runs = []
+    for name, text in (("packet", PACKET_TOML), ("fluid", fluid)):
+        (tmp_path / f"{name}.toml").write_text(text)
+        r = cli("run", str(tmp_path / f"{name}.toml"), "-o", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+        runs.append(str(tmp_path / name))
+    out = tmp_path / "cmp"
+    r = cli("compare", *runs, "-o", str(out), "--label", "packet", "--label", "fluid")
+    assert r.returncode == 0, r.stderr
+    assert (out / "compare_queues.png").is_file()
+    packet, model = json.loads((out / "compare.json").read_text())
+    assert packet["queue"]["link"] == model["queue"]["link"] == 0
+    top_p, top_f = packet["queue"]["p95_bytes"], model["queue"]["p95_bytes"]
+    assert abs(top_p / top_f - 1) < 0.10, (top_p, top_f)

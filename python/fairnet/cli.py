@@ -291,7 +291,15 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
                 end_section=j == len(loaded) - 1,
             )
     console.print(table)
-    console.print(f"wrote {output}/ (compare.json, compare.png/svg, compare.html)")
+    queued = [r for r in loaded if r.queue is not None]
+    for r in queued:
+        q = r.queue
+        console.print(
+            f"{r.label}: busiest queue (link {q['link']}) mean {q['mean_bytes']:,.0f} B, "
+            f"p5-p95 {q['p5_bytes']:,.0f}-{q['p95_bytes']:,.0f} B"
+        )
+    extra = ", compare_queues.png/svg" if queued else ""
+    console.print(f"wrote {output}/ (compare.json, compare.png/svg, compare.html{extra})")
 
 
 @cli.command("sweep")
