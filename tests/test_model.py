@@ -267,3 +267,32 @@ def test_compare_overlays_a_fluid_model_and_a_packet_run_of_the_same_link(
     assert packet["queue"]["link"] == model["queue"]["link"] == 0
     top_p, top_f = packet["queue"]["p95_bytes"], model["queue"]["p95_bytes"]
     assert abs(top_p / top_f - 1) < 0.10, (top_p, top_f)
+
+
+def test_a_model_that_blows_up_exits_2_and_says_where(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The registered models stay finite for every valid input, so the run's summary of a
+    # blow-up (as the engine writes it: failure naming time and variable, partial) is handed
+    # to the CLI directly; the engine side is engine::model's blow-up test. Expected: the
+    # failure on one line and exit code 2 (the model's input cannot be followed).
+    import fairnet.cli
+    import fairnet.runner
+
+    summary = {
+        "engine": "model",
+        "failure": "the solution blows up at t = 1.000000e0 s: y = 1.496e11",
+        "interrupted": False,
+    }
+    monkeypatch.setattr(fairnet.runner, "run_scenario", lambda *a, **k: summary)
+    scenario = tmp_path / "m.toml"
+    scenario.write_text(DCTCP_TOML)
+    monkeypatch.setattr(sys, "argv", ["fairnet", "run", str(scenario), "-o", str(tmp_path)])
+    with pytest.raises(SystemExit) as e:
+        fairnet.cli.main()
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "fairnet: error: the run failed part-way: the solution blows up at t = 1.000000e0 s: "
+        "y = 1.496e11"
+    ]

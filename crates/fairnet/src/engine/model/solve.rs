@@ -346,17 +346,18 @@ pub fn solve_continuous(
         0.01 * d0 / d1
     };
     let mut just_rejected = false;
-    // A step cut short at an undelayed switch's crossing (redone to end there).
-    let mut cut_at: Option<f64> = None;
+    // No step is longer than the shortest delay (every stage reads a finished step).
+    let h_max = tau_min.min(o.max_step.unwrap_or(f64::INFINITY));
 
     while t < o.horizon {
         let next_break = breaks.last().copied().unwrap_or(f64::INFINITY);
         let next_flip = flips.last().map_or(f64::INFINITY, |f| f.time);
+        // The next stop: the horizon, a breakpoint, or a flip (including the crossing a cut
+        // step is redone to end at).
         let stop = o.horizon.min(next_break).min(next_flip);
-        let stop = cut_at.take().map_or(stop, |c| c.min(stop));
-        h_ctrl = h_ctrl.min(tau_min).min(o.max_step.unwrap_or(f64::INFINITY));
+        h_ctrl = h_ctrl.min(h_max);
         // Land exactly on the next stop rather than leave a sliver before it.
-        let h = if t + 1.01 * h_ctrl >= stop {
+        let h = if t + 1.01 * h_ctrl >= stop && stop - t <= h_max {
             stop - t
         } else {
             h_ctrl
@@ -424,7 +425,6 @@ pub fn solve_continuous(
                 },
             );
             run.crossings += 1;
-            cut_at = Some(at);
             continue;
         }
         for (k, s) in switches.iter().enumerate() {
