@@ -13,7 +13,7 @@
 //! marks arrive, the decrease `W ← W(1 − α/2)` once per window; (2) is the EWMA
 //! `α ← (1 − g)α + gF` once per window; the marks the sender sees were made one round trip
 //! earlier, hence the delayed indicator. The solver sees `p(t − R*)` as a delayed
-//! [`Switch`](crate::engine::model::Switch) on `q − K`, so each crossing of `K` is located and
+//! [`Switch`] on `q − K`, so each crossing of `K` is located and
 //! the jump lands on a step boundary `R*` later.
 //!
 //! Choices where the model is silent or where the paper's text is not at hand (it is not in the

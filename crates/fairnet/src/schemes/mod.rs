@@ -1,5 +1,4 @@
-//! Baseline schemes and reference models the papers compare against, one file each with its
-//! citation and config.
+//! Baseline schemes and reference models the papers compare against, one file each.
 
 pub mod chiu_jain;
 pub mod dctcp_fluid;
