@@ -140,3 +140,53 @@ def bench_flow(
         f"median slowdown {np.nanmedian(r.flows['slowdown']):.2f}, peak RSS {rss:.0f} MiB"
     )
     return {"wall_seconds": s["wall_seconds"], "events": s["events"], "finished": finished} | c
+
+
+def bench_model(flows: int = 1000, rtts: int = 10_000, iterations: int = 1_000_000) -> dict:
+    """Model engine speed: the DCTCP fluid model (Alizadeh et al. 2011) with ``flows`` flows
+    over ``rtts`` round trips, and the Chiu–Jain AIMD map (100 users, random feedback) over
+    ``iterations`` iterations. Wall and CPU seconds of the solve, printed (goal for the fluid
+    model at 1,000 flows and 10,000 RTTs: under a second)."""
+    from fairnet.model import model_document
+    from fairnet.runner import run
+
+    rtt = 100e-6
+    # 400 Gb/s with K = 700 packets (DCTCP §3.4's guideline K > C·RTT/7 = 680 packets): windows
+    # of several packets per flow and a marking limit cycle, not a degenerate fixed point.
+    fluid = model_document(
+        "dctcp_fluid",
+        flows=flows,
+        capacity="400Gbps",
+        k=700,
+        rtt=rtt,
+        per_flow=0,
+        horizon=rtts * rtt,
+        output_interval=100 * rtt,
+        initial={"W": list(np.linspace(1.0, 20.0, flows))},
+    )
+    aimd = model_document(
+        "chiu_jain_aimd",
+        users=100,
+        feedback=0.5,
+        period=rtt,
+        per_user=0,
+        horizon=iterations * rtt,
+        output_interval=1000 * rtt,
+    )
+    figures = {}
+    for key, doc, what in (
+        ("fluid", fluid, f"DCTCP fluid model, {flows:,} flows over {rtts:,} RTTs (400 Gb/s)"),
+        ("map", aimd, f"Chiu-Jain AIMD map, 100 users, random feedback, {iterations:,} iterations"),
+    ):
+        cpu0 = time.process_time()
+        r = run(doc)
+        cpu = time.process_time() - cpu0
+        s = r.summary
+        c = s["counters"]
+        figures[key] = {"wall_seconds": s["wall_seconds"], "cpu_seconds": cpu, **c}
+        console.print(
+            f"[bold]{what}:[/bold] {s['wall_seconds']:.3f} s wall (solve), {cpu:.3f} s CPU "
+            f"(whole run), {c['steps']:,.0f} steps, {c['rejected_steps']:,.0f} rejected, "
+            f"{c['switch_crossings']:,.0f} switch crossings, complete: {s['complete']}"
+        )
+    return figures

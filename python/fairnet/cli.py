@@ -290,7 +290,8 @@ def run_cmd(
             soft_wrap=True,
         )
         click.echo(f"fairnet: error: the run failed part-way: {summary['failure']}", err=True)
-        sys.exit(1)
+        # A model that blows up was given parameters or a state it cannot follow: bad input.
+        sys.exit(2 if summary["engine"] == "model" else 1)
     if summary["interrupted"]:
         console.print(
             f"interrupted: wrote the {summary['finished']:,} finished flows to {outdir}/ "
@@ -298,6 +299,11 @@ def run_cmd(
             soft_wrap=True,
         )
         sys.exit(130)
+    if summary["engine"] == "model":
+        from fairnet.model import print_run_line
+
+        print_run_line(summary, outdir)
+        return
     sd = summary["slowdown"]
     console.print(
         f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "
@@ -371,7 +377,15 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
                 end_section=j == len(loaded) - 1,
             )
     console.print(table)
-    console.print(f"wrote {output}/ (compare.json, compare.png/svg, compare.html)")
+    queued = [r for r in loaded if r.queue is not None]
+    for r in queued:
+        q = r.queue
+        console.print(
+            f"{r.label}: busiest queue (link {q['link']}) mean {q['mean_bytes']:,.0f} B, "
+            f"p5-p95 {q['p5_bytes']:,.0f}-{q['p95_bytes']:,.0f} B"
+        )
+    extra = ", compare_queues.png/svg" if queued else ""
+    console.print(f"wrote {output}/ (compare.json, compare.png/svg, compare.html{extra})")
 
 
 @cli.command("sweep")
@@ -581,6 +595,40 @@ def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
     from fairnet.bench import bench_flow as run
 
     run(n_flows=n_flows, load=load, seed=seed, active=active)
+
+
+@bench.command("model")
+@click.option("--flows", "n_flows", type=int, default=1000, show_default=True)
+@click.option("--rtts", type=int, default=10_000, show_default=True)
+@click.option("--iterations", type=int, default=1_000_000, show_default=True)
+def bench_model(n_flows: int, rtts: int, iterations: int) -> None:
+    """Model engine speed: DCTCP's fluid model (1,000 flows, 10,000 RTTs) and a map (10^6
+    iterations)."""
+    from fairnet.bench import bench_model as run
+
+    run(flows=n_flows, rtts=rtts, iterations=iterations)
+
+
+@cli.group("model")
+def model_group() -> None:
+    """The model engine's registered models (run one with a scenario, engine.kind = "model")."""
+
+
+@model_group.command("list")
+@click.option("--params", "show_params", is_flag=True, help="Also list every parameter.")
+def model_list(show_params: bool) -> None:
+    """List the models: name, paper and equation."""
+    from fairnet.model import list_models
+
+    for m in list_models():
+        click.echo(f"{m['name']:<16} {m['paper']}")
+        click.echo(f"{'':<16} {m['equation']}")
+        if show_params:
+            base = {"duration": " s", "rate": " bit/s", "size": " B"}
+            for p in m["params"]:
+                unit = base.get(p["unit"], "")
+                default = "required" if p["default"] is None else f"default {p['default']:g}{unit}"
+                click.echo(f"{'':<18}{p['name']} ({p['unit']}, {default}): {p['doc']}")
 
 
 @cli.command()

@@ -1,4 +1,7 @@
-"""``fairnet compare``: several runs' FCT slowdowns side by side, in one table, plot and report.
+"""``fairnet compare``: several runs' FCT slowdowns side by side, in one table, plot and report;
+and, for runs that recorded queues (a packet run's ``engine.record``, a model run's queue
+outputs), their busiest queue over time overlaid (``compare_queues.png``), so a fluid model and a
+simulation of the same link can be set side by side.
 
 A run is an output directory of ``fairnet run`` (its ``flows.parquet``) or an ``fct.txt`` of
 the HPCC ns-3 simulator (or ours, written with ``--fct-txt``), so a run of fairnet can be set
@@ -32,6 +35,9 @@ class ComparedRun:
     flows: int
     finished: int
     by_size: list[dict[str, Any]]
+    #: The busiest recorded queue (``link``, ``mean_bytes``, ``p5_bytes``, ``p95_bytes``, and
+    #: its samples ``time_s``/``queue_bytes`` for the plot), or None without queues.parquet.
+    queue: dict[str, Any] | None = None
 
 
 def load_run(path: Path, label: str | None = None) -> ComparedRun:
@@ -61,7 +67,55 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
         flows=len(size),
         finished=int(np.isfinite(slowdown).sum()),
         by_size=slowdown_by_size(size, slowdown),
+        queue=_busiest_queue(path / "queues.parquet") if path.is_dir() else None,
     )
+
+
+def _busiest_queue(table: Path) -> dict[str, Any] | None:
+    """The link with the largest mean recorded queue, with its statistics and samples."""
+    if not table.is_file():
+        return None
+    import polars as pl
+
+    q = pl.read_parquet(table)
+    if not q.height:
+        return None
+    link = q.group_by("link").agg(pl.col("queue_bytes").mean()).sort("queue_bytes")["link"][-1]
+    one = q.filter(pl.col("link") == link).sort("time_s")
+    v = one["queue_bytes"].to_numpy().astype(float)
+    return {
+        "link": int(link),
+        "mean_bytes": float(v.mean()),
+        "p5_bytes": float(np.percentile(v, 5)),
+        "p95_bytes": float(np.percentile(v, 95)),
+        "time_s": one["time_s"].to_list(),
+        "queue_bytes": v.tolist(),
+    }
+
+
+def _plot_queues(runs: list[ComparedRun], outdir: Path) -> Path | None:
+    with_queue = [r for r in runs if r.queue is not None]
+    if not with_queue:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    for r in with_queue:
+        q = r.queue
+        assert q is not None
+        ax.plot(np.array(q["time_s"]) * 1e3, q["queue_bytes"], lw=0.8, label=f"{r.label}")
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("queue (bytes)")
+    ax.set_title("busiest recorded queue of each run")
+    ax.legend()
+    fig.tight_layout()
+    for suffix in ("png", "svg"):
+        fig.savefig(outdir / f"compare_queues.{suffix}", dpi=120)
+    plt.close(fig)
+    return outdir / "compare_queues.png"
 
 
 def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
@@ -87,7 +141,7 @@ def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
     return outdir / "compare.png"
 
 
-def _report(runs: list[ComparedRun], png: Path) -> str:
+def _report(runs: list[ComparedRun], png: Path, queues_png: Path | None = None) -> str:
     head = "".join(f"<th>{html.escape(r.label)} {q}</th>" for r in runs for q in QUANTILES)
     rows = ""
     for i, (_, _, label) in enumerate(SIZE_BINS):
@@ -103,12 +157,28 @@ def _report(runs: list[ComparedRun], png: Path) -> str:
         for r in runs
     )
     data = base64.b64encode(png.read_bytes()).decode()
+    queues = ""
+    if queues_png is not None:
+        rows_q = "".join(
+            f"<tr><td>{html.escape(r.label)}</td><td>{r.queue['link']}</td>"
+            f"<td>{r.queue['mean_bytes']:.0f}</td><td>{r.queue['p5_bytes']:.0f}</td>"
+            f"<td>{r.queue['p95_bytes']:.0f}</td></tr>"
+            for r in runs
+            if r.queue is not None
+        )
+        img = base64.b64encode(queues_png.read_bytes()).decode()
+        queues = (
+            "<h2>Queues</h2><table><tr><th>run</th><th>link</th><th>mean (B)</th>"
+            f"<th>p5 (B)</th><th>p95 (B)</th></tr>{rows_q}</table>"
+            f'<img alt="queues" src="data:image/png;base64,{img}">'
+        )
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>fairnet compare</title>
 <style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}
 td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}}</style></head><body>
 <h1>FCT slowdown by flow size</h1><ul>{sources}</ul>
 <table><tr><th>size</th>{head}</tr>{rows}</table>
 <img alt="slowdown by size" src="data:image/png;base64,{data}">
+{queues}
 </body></html>
 """
 
@@ -122,7 +192,16 @@ def compare(paths: list[Path], outdir: Path, labels: list[str] | None = None) ->
         raise InputError(f"--label: {len(labels)} labels for {len(paths)} runs")
     runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "compare.json").write_text(json.dumps([r.__dict__ for r in runs], indent=1) + "\n")
+    summary = [
+        {
+            **r.__dict__,
+            "queue": None
+            if r.queue is None
+            else {k: v for k, v in r.queue.items() if k not in ("time_s", "queue_bytes")},
+        }
+        for r in runs
+    ]
+    (outdir / "compare.json").write_text(json.dumps(summary, indent=1) + "\n")
     png = _plot(runs, outdir)
-    (outdir / "compare.html").write_text(_report(runs, png))
+    (outdir / "compare.html").write_text(_report(runs, png, _plot_queues(runs, outdir)))
     return runs

@@ -20,7 +20,9 @@ Output directory layout:
   ``rate_bps``: the flow engine's allocated rate, the packet engine's wire throughput over the
   interval; packet engine also ``send_rate_bps``: the congestion control's sending rate),
 - ``queues.parquet`` — packet engine with ``engine.record.queues``: ``time_s``, ``link``,
-  ``queue_bytes``, ``qdelay_s`` (the queue over the link's line rate),
+  ``queue_bytes``, ``qdelay_s`` (the queue over the link's line rate); a model's queue outputs,
+- ``model.parquet``, ``model.png``/``.svg`` — model engine: ``time_s`` and every named output
+  (:mod:`fairnet.model`); ``summary.json`` then has a ``model`` block,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
 - ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
@@ -431,7 +433,9 @@ def _fairness_html(f: dict[str, Any]) -> str:
     )
 
 
-def _report(summary: dict[str, Any], scenario: dict[str, Any], png: Path | None) -> str:
+def _report(
+    summary: dict[str, Any], scenario: dict[str, Any], png: Path | None, extra: str = ""
+) -> str:
     rows = "".join(
         f"<tr><td>{b['bin']}</td><td>{b['flows']}</td>"
         + "".join(f"<td>{b[q]:.2f}</td>" if q in b else "<td>-</td>" for q in ("p50", "p95", "p99"))
@@ -460,6 +464,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}
+{extra}
 <h2>Scenario</h2><pre>{json.dumps(scenario, indent=1)}</pre>
 </body></html>
 """
@@ -480,6 +485,8 @@ class Results:
     #: Queue samples (``time_s``, ``link``, ``queue_bytes``, ``qdelay_s``), empty unless the
     #: scenario records them (packet engine: ``engine.record.queues``).
     queues_arrow: pa.Table | None = None
+    #: A model run's outputs (``time_s`` and one column per output; model engine only).
+    model_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
@@ -501,6 +508,15 @@ class Results:
         if self.queues_arrow is None or not self.queues_arrow.num_rows:
             return None
         return pl.from_arrow(self.queues_arrow)  # type: ignore[return-value]
+
+    @property
+    def model(self) -> pl.DataFrame | None:
+        """A model run's outputs as a polars DataFrame, or None for the other engines."""
+        import polars as pl
+
+        if self.model_arrow is None:
+            return None
+        return pl.from_arrow(self.model_arrow)  # type: ignore[return-value]
 
     @property
     def flows(self) -> pl.DataFrame:
@@ -543,7 +559,16 @@ class Results:
             plots = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))
             files += [p.name for p in plots]
             png = plots[0]
-        (outdir / "report.html").write_text(_report(self.summary, self.scenario, png))
+        extra = ""
+        if self.model_arrow is not None:
+            from fairnet.model import write_model_outputs
+
+            name = self.scenario.get("name", "scenario")
+            extra, written = write_model_outputs(
+                self.model_arrow, self.summary["model"], outdir, name
+            )
+            files += written
+        (outdir / "report.html").write_text(_report(self.summary, self.scenario, png, extra))
         files.append("report.html")
         # Last: a directory with summary.json holds a finished run (sweeps rely on this), and
         # its list is what the next run into this directory removes.
@@ -707,7 +732,15 @@ def run_document(
     summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
+    model_arrow = None
+    if "model" in out:
+        from fairnet.model import model_arrow as to_arrow
+        from fairnet.model import model_summary
+
+        model_arrow = to_arrow(out.pop("model"))
+        summary["model"] = model_summary(model_arrow)
     return Results(
+        model_arrow=model_arrow,
         flows_arrow=table,
         summary=summary,
         scenario=resolved,

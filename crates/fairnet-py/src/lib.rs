@@ -12,6 +12,7 @@ use pyo3::types::PyDict;
 
 mod flow;
 mod hpcc;
+mod model;
 mod packet;
 mod scenario;
 mod systems;
@@ -283,5 +284,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scenario::register(m)?;
     hpcc::register(m)?;
     systems::register(m)?;
+    model::register(m)?;
     Ok(())
 }

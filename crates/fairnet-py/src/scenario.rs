@@ -149,6 +149,9 @@ fn run_scenario<'py>(
     queues.set_item("bytes", q_i(&|q| q.bytes as i64).into_pyarray(py))?;
     queues.set_item("delay_ps", q_i(&|q| q.delay.0 as i64).into_pyarray(py))?;
     d.set_item("queues", queues)?;
+    if let Some(run) = &out.model {
+        d.set_item("model", crate::model::model_table(py, run)?)?;
+    }
     d.set_item("engine", out.engine)?;
     d.set_item("events", out.events)?;
     d.set_item("end_time_ps", out.end_time.0)?;

@@ -57,6 +57,9 @@ pub fn estimate_memory(s: &Scenario, base_dir: &Path) -> Result<MemoryEstimate> 
         EngineSpec::Flow(_) => FLOW_ENGINE_BYTES_PER_FLOW,
         EngineSpec::Packet(_) => PACKET_ENGINE_BYTES_PER_FLOW,
         EngineSpec::Rounds(_) => ROUNDS_ENGINE_BYTES_PER_FLOW,
+        // A model's size follows its parameters (its state vector), not a flow list: it is
+        // not estimated here.
+        EngineSpec::Model(_) => return Ok(MemoryEstimate::default()),
     };
     if let Some(m) = &s.matrix {
         let flows = u64::from(m.flows);
@@ -105,7 +108,7 @@ pub fn estimate_memory(s: &Scenario, base_dir: &Path) -> Result<MemoryEstimate> 
             }
             None => (0, 0),
         },
-        EngineSpec::Rounds(_) => (0, 0),
+        EngineSpec::Rounds(_) | EngineSpec::Model(_) => (0, 0),
     };
     Ok(MemoryEstimate {
         flows,

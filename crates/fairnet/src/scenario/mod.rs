@@ -34,15 +34,20 @@
 //! algorithm = "s_perc"
 //! ```
 //!
+//! The model engine solves a registered fluid, delay-differential or map model instead
+//! ([`models`]: `engine.kind = "model"`, `model = "dctcp_fluid"`, `[engine.params]`).
+//!
 //! Unknown keys are errors; every error names the field path and what was expected
 //! (`workload.load: expected a fraction in (0, 1] such as 0.4 or "40%", got 1.4`). Units are
 //! parsed from strings (`"100Gbps"`, `"1us"`, `"32MB"`, `"40%"`). The Python runner (`fairnet
 //! run`) resolves named size distributions to files before handing the scenario over.
 
 mod memory;
+pub mod models;
 mod run;
 
 pub use memory::{estimate_memory, MemoryEstimate};
+pub use models::{find_model, ModelEntry, ModelSpec, MODELS};
 pub use run::{
     maxmin_reference, run, run_built, run_matrix, run_with_progress, LinkRow, MaxminReference,
     RunOutput, RunRow,
@@ -261,6 +266,8 @@ pub enum EngineSpec {
     Packet(PacketConfig),
     /// The control-message engine with an s-PERC-family algorithm ([`RoundsSpec`] fields).
     Rounds(RoundsSpec),
+    /// The model engine: a registered ODE, DDE or map model ([`ModelSpec`] fields).
+    Model(ModelSpec),
 }
 
 /// A whole scenario.
@@ -387,6 +394,24 @@ impl Scenario {
     /// Checks which sections go together: `[matrix]` replaces `[topology]` and `[workload]` and
     /// needs the rounds engine; the rounds engine's options are valid.
     pub fn check_sections(&self) -> Result<()> {
+        if let EngineSpec::Model(_) = self.engine {
+            // The model's parameters describe its network: nothing else is used.
+            for (section, given) in [
+                ("topology", self.topology.is_some()),
+                ("workload", self.workload.is_some()),
+                ("matrix", self.matrix.is_some()),
+                ("weight_changes", !self.weight_changes.is_empty()),
+            ] {
+                if given {
+                    return Err(Error::invalid(
+                        section,
+                        "a model run (engine.kind = \"model\") takes its network from \
+                         engine.params; remove this section",
+                    ));
+                }
+            }
+            return Ok(());
+        }
         let rounds = matches!(self.engine, EngineSpec::Rounds(_));
         match (&self.matrix, &self.topology, &self.workload) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {

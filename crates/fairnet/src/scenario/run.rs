@@ -1,8 +1,10 @@
 //! Running a built scenario on its engine, with one flow table for every engine.
 
+use super::models::{model_output, run_model};
 use super::{EngineSpec, Scenario};
 use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
+use crate::engine::model::ModelRun;
 use crate::engine::packet::QueueSample;
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
@@ -77,7 +79,7 @@ pub struct LinkRow {
 pub struct RunOutput {
     /// One row per flow, in workload order.
     pub rows: Vec<RunRow>,
-    /// `"flow"`, `"packet"` or `"rounds"`.
+    /// `"flow"`, `"packet"`, `"rounds"` or `"model"`.
     pub engine: &'static str,
     /// Events processed.
     pub events: u64,
@@ -107,8 +109,11 @@ pub struct RunOutput {
     /// The max-min reference's rate samples on the run's sampling grid (packet runs recording
     /// flow samples; empty otherwise).
     pub maxmin_rates: Vec<RateSample>,
-    /// Queue samples of the packet engine's ports (`engine.record.queues`).
+    /// Queue samples of the packet engine's ports (`engine.record.queues`), or a model's queue
+    /// outputs.
     pub queues: Vec<QueueSample>,
+    /// A model run's outputs (model engine only).
+    pub model: Option<ModelRun>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -140,6 +145,7 @@ pub fn run_with_progress(
     };
     let changes = s.weight_schedule(flows.len())?;
     match &s.engine {
+        EngineSpec::Model(spec) => Ok(model_output(run_model(s, spec, progress)?)),
         EngineSpec::Rounds(spec) => {
             // Every flow starts at once and stays (s-PERC §8.1); sizes and start times are not
             // used. Paths: the ECMP hash of the scenario's seed.
@@ -189,6 +195,7 @@ pub fn run_with_progress(
                 maxmin_rates: Vec::new(),
                 failure: None,
                 queues: Vec::new(),
+                model: None,
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -312,6 +319,7 @@ pub fn run_with_progress(
                 links,
                 maxmin_rates,
                 failure,
+                model: None,
             })
         }
     }
@@ -384,6 +392,9 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
 /// Builds and runs any scenario: a `[matrix]` one, or topology + workload on its engine,
 /// reporting to `progress` (see [`run_with_progress`]).
 pub fn run_built(s: &Scenario, base_dir: &Path, progress: &Progress) -> Result<RunOutput> {
+    if let EngineSpec::Model(spec) = &s.engine {
+        return Ok(model_output(run_model(s, spec, progress)?));
+    }
     if s.matrix.is_some() {
         return run_matrix(s);
     }
@@ -426,6 +437,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         maxmin_rates: Vec::new(),
         failure: None,
         queues: Vec::new(),
+        model: None,
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Each implements one of the packet engine's extension traits
 //! ([`crate::engine::packet::CongestionControl`], [`crate::engine::packet::Qdisc`],
-//! [`crate::engine::packet::PortAgent`]); the registry (`crate::registry`) maps scenario names
+//! [`crate::engine::packet::PortAgent`]) or, for a baseline's analytical model, the model
+//! engine's ([`crate::engine::model`]); the registry (`crate::registry`) maps scenario names
 //! to them. A scheme may use another's parts (pFabric and the delay AIMD reuse DCTCP's
 //! [`dctcp::AimdWindow`]); none imports `crate::systems` or the registry.
 //!
@@ -21,10 +22,14 @@
 //! | [`red`] | RED, gentle RED, Adaptive RED | qdisc |
 //! | [`sched`] | strict priority, DRR, WRR | qdisc |
 //! | [`int`] | HPCC's in-band network telemetry | port agent |
+//! | [`dctcp_fluid`] | DCTCP's fluid model (Alizadeh, Javanmard, Prabhakar, SIGMETRICS 2011) | model |
+//! | [`chiu_jain`] | Chiu and Jain's AIMD map (1989) | model |
 
+pub mod chiu_jain;
 pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
+pub mod dctcp_fluid;
 pub mod delay_aimd;
 pub mod fifo;
 pub mod hpcc;
