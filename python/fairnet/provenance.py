@@ -129,7 +129,7 @@ def footer_html(prov: Mapping[str, Any]) -> str:
     """A small HTML footer with the provenance, for the reports."""
     import html
 
-    parts = [version_of(prov), f"rustc: {prov.get('rustc', '?')}"]
+    parts = [version_of(prov), str(prov.get("rustc", "rustc ?"))]
     parts += [f"Python {prov.get('python', '?')}", str(prov.get("platform", "?"))]
     if "scenario_sha256" in prov:
         parts.append(f"scenario sha256 {prov['scenario_sha256'][:16]}")
