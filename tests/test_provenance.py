@@ -151,7 +151,8 @@ def test_a_moved_user_cdf_is_a_one_line_error_naming_field_and_path(tmp_path: Pa
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr
     tried = a / "../../inputs/my.cdf"
-    assert lines[0].startswith(f"fairnet: error: workload.cdf: no such file {tried}"), lines[0]
+    assert lines[0].startswith("fairnet: error: workload.cdf: "), lines[0]
+    assert f"no such file {tried};" in lines[0]
     assert not (tmp_path / "b" / "summary.json").exists()
 
 

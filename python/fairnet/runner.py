@@ -38,7 +38,7 @@ summary lists (and only those: files fairnet did not write are never touched). A
 
 Before anything runs, the scenario is checked beyond its schema: every number must be finite
 (``workload.load: must be a finite number, got nan``), every file it names must exist
-(``workload.cdf: no such file /path/tried``; a shipped distribution's name is not a file), and
+(``workload.path: no such file /path/tried``), and
 the memory the run needs (:func:`check_memory`) must fit in what the machine has.
 """
 
@@ -242,13 +242,14 @@ def check_files(doc: Mapping[str, Any], base_dir: Path) -> None:
         if name == "workload.cdf" and value in CDF_FILES:
             continue
         tried = base_dir / value
-        if not tried.is_file():
-            hint = (
-                f"; shipped distributions: {', '.join(CDF_FILES)}"
-                if name == "workload.cdf"
-                else ""
+        if tried.is_file():
+            continue
+        if name == "workload.cdf":
+            raise InputError(
+                f"workload.cdf: no distribution named {value!r} and no such file {tried}; "
+                f"shipped distributions: {', '.join(CDF_FILES)}"
             )
-            raise InputError(f"{name}: no such file {tried}{hint}")
+        raise InputError(f"{name}: no such file {tried}")
 
 
 def _engine_document(doc: Mapping[str, Any]) -> dict[str, Any]:
