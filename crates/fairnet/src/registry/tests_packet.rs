@@ -1259,11 +1259,12 @@ fn a_broken_invariant_fails_the_run_but_keeps_the_records() {
     assert!(r.flows.iter().all(|f| f.end.is_some()));
 }
 
-/// A discipline that counts every packet twice in [`Qdisc::bytes`]: within its port's buffer,
-/// but its switch's shared memory, which the engine accounts from `bytes`, overflows.
-struct DoubleCounting(Unbounded);
+/// A discipline that counts every packet three times in [`Qdisc::bytes`]: within its port's
+/// buffer, but its switch's shared memory, which the engine accounts from `bytes` while it
+/// admits by the packet's own size, overflows.
+struct TripleCounting(Unbounded);
 
-impl Qdisc for DoubleCounting {
+impl Qdisc for TripleCounting {
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued {
         self.0.enqueue(id, pool, now)
     }
@@ -1271,7 +1272,7 @@ impl Qdisc for DoubleCounting {
         self.0.dequeue(pool, now)
     }
     fn bytes(&self) -> u64 {
-        2 * self.0.bytes()
+        3 * self.0.bytes()
     }
     fn packets(&self) -> usize {
         self.0.packets()
@@ -1280,15 +1281,14 @@ impl Qdisc for DoubleCounting {
 
 #[test]
 fn a_shared_buffer_above_its_size_fails_the_run() {
-    // A UDP flow at line rate into a 10 Gb/s bottleneck whose switch shares 20 packets of
-    // memory; the bottleneck's discipline reports twice its bytes, so the switch's memory (20
-    // packets admitted at most, counted as 40) goes above its size: the run is refused naming
-    // the shared buffer.
-    let topo = dumbbell_topo(1, 10, Bytes(1_000 * 1048));
-    let flows = pair_flows(1, Bytes(1 << 30));
+    // Two UDP flows at line rate across a dumbbell's middle link (20 Gb/s into 10): the
+    // left switch queues, sharing 20 packets of memory; its ports' discipline reports three
+    // times its bytes, so a packet admitted at 18 packets' worth (6 queued) takes the memory
+    // to 21: the run is refused naming the shared buffer.
+    let topo = dumbbell_topo(2, 10, Bytes(1_000 * 1048));
+    let flows = pair_flows(2, Bytes(1 << 30));
     let cfg = PacketConfig {
         transport: TransportKind::Udp,
-        udp_rate: Some(Rate::gbps(100)),
         shared_buffer: Some(crate::engine::packet::SharedBufferConfig {
             size: Bytes(20 * 1048),
             alpha: None,
@@ -1298,7 +1298,7 @@ fn a_shared_buffer_above_its_size_fails_the_run() {
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     for (i, l) in topo.links().iter().enumerate() {
         if !topo.is_host(l.src) {
-            let q = DoubleCounting(Unbounded(Default::default(), 0));
+            let q = TripleCounting(Unbounded(Default::default(), 0));
             sim.set_qdisc(LinkId(i as u32), Box::new(q)).unwrap();
         }
     }
@@ -1334,36 +1334,6 @@ fn an_unroutable_packet_fails_the_run() {
     let e = sim.run_until(Time::from_us(100)).unwrap_err().to_string();
     assert!(e.contains("packets had no route"), "{e}");
     assert!(sim.records().conservation.holds());
-}
-
-/// A congestion control that asks, once, for a control packet at time zero.
-struct ControlAtZero(std::cell::Cell<bool>);
-
-impl CongestionControl for ControlAtZero {
-    fn on_ack(&mut self, _ack: &AckInfo<'_>) {}
-    fn on_loss(&mut self, _now: Time, _in_flight: u64) {}
-    fn on_timeout(&mut self, _now: Time, _in_flight: u64) {}
-    fn cwnd(&self) -> u64 {
-        10_000
-    }
-    fn control_at(&self) -> Option<Time> {
-        (!self.0.replace(true)).then_some(Time::ZERO)
-    }
-}
-
-#[test]
-fn an_event_in_the_past_fails_the_run() {
-    // A flow starting at 5 µs whose congestion control asks for a control packet at time 0:
-    // the engine schedules the event in the past (it never moves time backwards: the event
-    // runs at once), counts it, and refuses the run naming it.
-    let topo = dumbbell_topo(1, 10, Bytes(100 * 1048));
-    let mut flows = pair_flows(1, Bytes(10_000));
-    flows[0].start = Time::from_us(5);
-    let mut sim = PacketSim::from_config(&topo, &flows, dctcp_config(10)).unwrap();
-    let cc = ControlAtZero(std::cell::Cell::new(false));
-    sim.set_congestion_control(FlowId(0), Box::new(cc)).unwrap();
-    let e = sim.run_until(Time::from_us(100)).unwrap_err().to_string();
-    assert!(e.contains("scheduled in the past"), "{e}");
 }
 
 /// A drop-tail queue that also drops the first transmission of chosen data segments (by byte
