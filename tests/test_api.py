@@ -44,8 +44,10 @@ def test_write_produces_the_cli_files(tmp_path: Path) -> None:
         "slowdown.png",
         "slowdown.svg",
         "report.html",
+        "provenance.json",
     }
     assert json.loads((tmp_path / "o" / "summary.json").read_text()) == r.summary
+    assert json.loads((tmp_path / "o" / "provenance.json").read_text()) == r.provenance
     assert pl.read_parquet(tmp_path / "o" / "flows.parquet").equals(r.flows)
 
 

@@ -236,13 +236,14 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
 
 
 @cli.command("run")
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scenario", type=click.Path(path_type=Path))
 @click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output directory (default: results/<scenario file name>).",
+    help="Output directory (default: results/<scenario file name>; for a run directory "
+    "or its scenario.json: results/<run directory name>-rerun).",
 )
 @click.option(
     "--set",
@@ -266,23 +267,25 @@ def run_cmd(
     fct_txt: bool,
     no_memory_check: bool,
 ) -> None:
-    """Run a scenario file: Parquet flow table, summary.json, plots and report.html."""
+    """Run a scenario (TOML or JSON), or rerun a run directory: Parquet flow table,
+    summary.json, provenance.json, plots and report.html."""
     from fairnet.report import console
-    from fairnet.runner import check_output_dir, run_scenario
+    from fairnet.runner import check_output_dir, default_output, run
 
-    outdir = output if output is not None else Path("results") / scenario.stem
+    outdir = output if output is not None else default_output(scenario)
     check_output_dir(outdir, "-o" if output is not None else "output directory")
     # SIGTERM (a job scheduler, `kill`) stops the run like Ctrl-C: what finished is written.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    summary = run_scenario(
+    results = run(
         scenario,
-        outdir,
-        overrides,
+        overrides=overrides,
+        output=outdir,
         fct_txt=fct_txt,
         show_progress=True,
         memory_check=not no_memory_check,
         warn=_warn,
     )
+    summary = results.summary
     if summary.get("failure"):
         console.print(
             f"wrote the partial results to {outdir}/ ({', '.join(summary['files'])}; "
@@ -308,7 +311,7 @@ def run_cmd(
     console.print(
         f"{summary['engine']} engine: {summary['finished']:,}/{summary['flows']:,} flows "
         f"finished in {summary['simulated_seconds'] * 1e3:.3f} ms simulated, "
-        f"{summary['wall_seconds']:.2f} s wall; "
+        f"{results.provenance['wall_seconds']:.2f} s wall; "
         f"median slowdown {sd['median']:.2f}, p99 {sd['p99']:.2f}"
         if summary["finished"]
         else f"{summary['engine']} engine: no flow finished",
@@ -362,7 +365,9 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
     from fairnet.runner import SIZE_BINS, check_output_dir
 
     check_output_dir(output, "-o")
-    loaded = compare(list(runs), output, list(labels) or None)
+    loaded, notes = compare(list(runs), output, list(labels) or None)
+    for note in notes:  # said, never refused: the overlay may still be what the user wants
+        _warn(f"compare: {note}")
     table = Table(title="FCT slowdown by flow size")
     for col in ("size", "run", "flows", *QUANTILES):
         table.add_column(col, justify="left" if col in ("size", "run") else "right")

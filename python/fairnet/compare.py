@@ -7,6 +7,10 @@ A run is an output directory of ``fairnet run`` (its ``flows.parquet``) or an ``
 the HPCC ns-3 simulator (or ours, written with ``--fct-txt``), so a run of fairnet can be set
 beside the simulator's run of the same flow list. Slowdown is FCT over the ideal (standalone)
 FCT in both; the bins are :data:`fairnet.runner.SIZE_BINS`.
+
+Runs are compared, never refused: :func:`differences` says when run directories came from
+different fairnet versions (version, commit, Rust toolchain: their ``provenance.json``) or
+different scenarios (which fields of their ``scenario.json`` differ).
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ from __future__ import annotations
 import base64
 import html
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fairnet.errors import InputError
+from fairnet.provenance import PROVENANCE_FILE, VERSION_FIELDS, version_of
 from fairnet.runner import SIZE_BINS, slowdown_by_size
 
 QUANTILES = ("p50", "p95", "p99")
@@ -38,6 +44,57 @@ class ComparedRun:
     #: The busiest recorded queue (``link``, ``mean_bytes``, ``p5_bytes``, ``p95_bytes``, and
     #: its samples ``time_s``/``queue_bytes`` for the plot), or None without queues.parquet.
     queue: dict[str, Any] | None = None
+    #: A run directory's ``provenance.json`` (None for an ``fct.txt`` or an older run).
+    provenance: dict[str, Any] | None = None
+    #: A run directory's ``scenario.json`` (not written to ``compare.json``).
+    scenario: dict[str, Any] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as written to ``compare.json``: without its scenario, and its queue's
+        statistics without the samples."""
+        doc = {k: v for k, v in self.__dict__.items() if k != "scenario"}
+        if self.queue is not None:
+            doc["queue"] = {
+                k: v for k, v in self.queue.items() if k not in ("time_s", "queue_bytes")
+            }
+        return doc
+
+
+def _read_object(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _leaves(doc: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted field path, value) of every leaf of a JSON document."""
+    if isinstance(doc, Mapping) and doc:
+        for k, v in doc.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    else:
+        yield prefix, doc
+
+
+def differences(runs: list[ComparedRun]) -> list[str]:
+    """One line per way the run directories differ in what made them: fairnet versions
+    (version, commit, Rust toolchain) and scenarios (the differing fields, seed included)."""
+    notes = []
+    provs = [(r.label, r.provenance) for r in runs if r.provenance is not None]
+    if len({json.dumps([p.get(f) for f in VERSION_FIELDS], sort_keys=True) for _, p in provs}) > 1:
+        which = "; ".join(f"{label}: {version_of(p)}, {p.get('rustc', '?')}" for label, p in provs)
+        notes.append(f"the runs come from different fairnet versions ({which})")
+    scenarios = [(r.label, dict(_leaves(r.scenario))) for r in runs if r.scenario is not None]
+    if len(scenarios) > 1:
+        keys = sorted({k for _, leaves in scenarios for k in leaves})
+        missing = object()
+        differ = [k for k in keys if len({repr(s.get(k, missing)) for _, s in scenarios}) > 1]
+        if differ:
+            more = f" and {len(differ) - 8} more" if len(differ) > 8 else ""
+            shown = ", ".join(differ[:8]) + more
+            notes.append(f"the runs come from different scenarios (fields that differ: {shown})")
+    return notes
 
 
 def load_run(path: Path, label: str | None = None) -> ComparedRun:
@@ -52,6 +109,8 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
         size = flows["size"].to_numpy()
         slowdown = flows["slowdown"].fill_null(np.nan).to_numpy().astype(float)
         name = label or path.name
+        prov = _read_object(path / PROVENANCE_FILE)
+        scenario = _read_object(path / "scenario.json")
     elif path.is_file():
         from fairnet.hpcc import read_fct
 
@@ -59,6 +118,7 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
         size = flows["size"].to_numpy()
         slowdown = flows["slowdown"].to_numpy()
         name = label or (path.parent.name if path.name == "fct.txt" else path.stem)
+        prov = scenario = None
     else:
         raise InputError(f"{path}: no such run directory or fct.txt")
     return ComparedRun(
@@ -68,6 +128,8 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
         finished=int(np.isfinite(slowdown).sum()),
         by_size=slowdown_by_size(size, slowdown),
         queue=_busiest_queue(path / "queues.parquet") if path.is_dir() else None,
+        provenance=prov,
+        scenario=scenario,
     )
 
 
@@ -141,7 +203,9 @@ def _plot(runs: list[ComparedRun], outdir: Path) -> Path:
     return outdir / "compare.png"
 
 
-def _report(runs: list[ComparedRun], png: Path, queues_png: Path | None = None) -> str:
+def _report(
+    runs: list[ComparedRun], png: Path, notes: list[str], queues_png: Path | None = None
+) -> str:
     head = "".join(f"<th>{html.escape(r.label)} {q}</th>" for r in runs for q in QUANTILES)
     rows = ""
     for i, (_, _, label) in enumerate(SIZE_BINS):
@@ -172,10 +236,11 @@ def _report(runs: list[ComparedRun], png: Path, queues_png: Path | None = None) 
             f"<th>p5 (B)</th><th>p95 (B)</th></tr>{rows_q}</table>"
             f'<img alt="queues" src="data:image/png;base64,{img}">'
         )
+    warnings = "".join(f"<p><b>Note:</b> {html.escape(n)}.</p>" for n in notes)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>fairnet compare</title>
 <style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}
 td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}}</style></head><body>
-<h1>FCT slowdown by flow size</h1><ul>{sources}</ul>
+<h1>FCT slowdown by flow size</h1><ul>{sources}</ul>{warnings}
 <table><tr><th>size</th>{head}</tr>{rows}</table>
 <img alt="slowdown by size" src="data:image/png;base64,{data}">
 {queues}
@@ -183,25 +248,19 @@ td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}}</style>
 """
 
 
-def compare(paths: list[Path], outdir: Path, labels: list[str] | None = None) -> list[ComparedRun]:
+def compare(
+    paths: list[Path], outdir: Path, labels: list[str] | None = None
+) -> tuple[list[ComparedRun], list[str]]:
     """Loads the runs, writes ``compare.json``, ``compare.png``/``.svg`` and ``compare.html``
-    into ``outdir``, and returns the loaded runs."""
+    into ``outdir``, and returns the loaded runs and their :func:`differences`."""
     if not paths:
         raise InputError("compare: give at least one run directory or fct.txt")
     if labels and len(labels) != len(paths):
         raise InputError(f"--label: {len(labels)} labels for {len(paths)} runs")
     runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
     outdir.mkdir(parents=True, exist_ok=True)
-    summary = [
-        {
-            **r.__dict__,
-            "queue": None
-            if r.queue is None
-            else {k: v for k, v in r.queue.items() if k not in ("time_s", "queue_bytes")},
-        }
-        for r in runs
-    ]
-    (outdir / "compare.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (outdir / "compare.json").write_text(json.dumps([r.to_json() for r in runs], indent=1) + "\n")
+    notes = differences(runs)
     png = _plot(runs, outdir)
-    (outdir / "compare.html").write_text(_report(runs, png, _plot_queues(runs, outdir)))
-    return runs
+    (outdir / "compare.html").write_text(_report(runs, png, notes, _plot_queues(runs, outdir)))
+    return runs, notes

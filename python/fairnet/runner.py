@@ -2,17 +2,23 @@
 
 Output directory layout:
 
-- ``scenario.json`` — the resolved scenario (every default filled in, overrides applied),
+- ``scenario.json`` — the resolved scenario (every default filled in, overrides applied):
+  shipped size distributions by name, relative user files relative to this directory, so
+  ``fairnet run OUTDIR`` reruns it (:func:`relocate`),
 - ``flows.parquet`` — one row per flow: src, dst, size, weight, tag, start/end/fct/ideal (s),
   slowdown, and the FCT under the ideal weighted max-min allocation (``maxmin_fct_s``: the
   flow-level engine on the same flows and paths); the rounds engine adds ``rate_bps`` and
   ``oracle_rate_bps``,
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
-  throughput against the max-min reference, run time, events/s, completeness; the rounds
+  throughput against the max-min reference, simulated time, events, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
   ``warnings``; ``complete``: every flow finished; ``partial``: the run stopped before its end
   (``interrupted`` by Ctrl-C, or a ``failure``), so it is never counted as done;
   ``files``: the outputs this run wrote,
+- ``provenance.json`` — what made the run and what varies from one run to the next
+  (:mod:`fairnet.provenance`: versions, commit, command line, start, wall-clock time and
+  events/s, the scenario's hash and seed); every other data file repeats bit for bit for the
+  same scenario and seed,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
   utilization, drops, ECN marks, largest and mean queue,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
@@ -33,7 +39,8 @@ summary lists (and only those: files fairnet did not write are never touched). A
 ``summary.json`` from before the list existed stands for :data:`RUN_FILES`.
 
 Before anything runs, the scenario is checked beyond its schema: every number must be finite
-(``workload.load: must be a finite number, got nan``), a named size distribution must exist, and
+(``workload.load: must be a finite number, got nan``), every file it names must exist
+(``workload.path: no such file /path/tried``), and
 the memory the run needs (:func:`check_memory`) must fit in what the machine has.
 """
 
@@ -43,6 +50,7 @@ import base64
 import copy
 import json
 import math
+import os
 import tempfile
 import tomllib
 import warnings
@@ -56,6 +64,7 @@ import numpy as np
 from fairnet import _core
 from fairnet.errors import InputError
 from fairnet.flowsim import CDF_FILES, cdf_path
+from fairnet.provenance import PROVENANCE_FILE, footer_html, now, provenance, scenario_hash
 from fairnet.report import pyplot, save_figure
 
 if TYPE_CHECKING:
@@ -84,6 +93,7 @@ RUN_FILES = (
     "slowdown.png",
     "slowdown.svg",
     "report.html",
+    "provenance.json",
     "fct.txt",
     "summary.json",
 )
@@ -126,6 +136,44 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: invalid TOML: {e}") from None
 
 
+def scenario_file(path: Path) -> Path:
+    """The scenario file ``path`` names: itself, or a run directory's ``scenario.json``."""
+    if path.is_dir():
+        inner = path / "scenario.json"
+        if not inner.is_file():
+            raise InputError(f"{path}: a directory without scenario.json (not a run directory)")
+        return inner
+    return path
+
+
+def read_scenario(path: Path) -> dict[str, Any]:
+    """Reads a scenario file, TOML or JSON: by its extension (``.toml``, ``.json``), else by
+    its content. A run directory stands for its ``scenario.json``. A missing or malformed
+    file is an :class:`InputError`; one that is neither format names both."""
+    path = scenario_file(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        return read_toml(path)
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        if suffix == ".json":
+            raise InputError(f"{path}: invalid JSON: {e}") from None
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as t:
+            raise InputError(
+                f"{path}: neither a TOML nor a JSON scenario (TOML: {t}; JSON: {e})"
+            ) from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: a JSON scenario must be an object, got {type(doc).__name__}")
+    return doc
+
+
 def apply_overrides(doc: dict[str, Any], overrides: Overrides = ()) -> dict[str, Any]:
     """Returns a copy of ``doc`` with overrides applied: ``"key.path=value"`` strings (values in
     TOML syntax) or a mapping from dotted field path to value."""
@@ -137,15 +185,13 @@ def apply_overrides(doc: dict[str, Any], overrides: Overrides = ()) -> dict[str,
     )
     for key, value in items:
         set_field(doc, key, value)
-    workload = doc.get("workload")
-    if isinstance(workload, dict) and workload.get("cdf") in CDF_FILES:
-        workload["cdf"] = cdf_path(workload["cdf"])
     return doc
 
 
 def load_scenario(path: Path, overrides: Overrides = ()) -> dict[str, Any]:
-    """Reads a TOML scenario and applies overrides (see :func:`apply_overrides`)."""
-    return apply_overrides(read_toml(path), overrides)
+    """Reads a scenario file (TOML or JSON, :func:`read_scenario`) and applies overrides (see
+    :func:`apply_overrides`)."""
+    return apply_overrides(read_scenario(path), overrides)
 
 
 def prepare(
@@ -157,10 +203,10 @@ def prepare(
     if isinstance(scenario, Mapping):
         doc, base_dir = apply_overrides(dict(scenario), overrides), Path.cwd()
     else:
-        path = Path(scenario)
+        path = scenario_file(Path(scenario))
         doc, base_dir = load_scenario(path, overrides), path.resolve().parent
     check_finite(doc)
-    _check_cdf(doc, base_dir)
+    check_files(doc, base_dir)
     return doc, base_dir
 
 
@@ -177,16 +223,58 @@ def check_finite(value: Any, path: str = "") -> None:
             check_finite(v, f"{path}[{i}]")
 
 
-def _check_cdf(doc: Mapping[str, Any], base_dir: Path) -> None:
-    """``workload.cdf`` must be a shipped distribution's name or an existing file."""
+def file_fields(doc: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], str]]:
+    """The fields of a scenario document that name a file: (field path, the table holding it,
+    its key), for those present: ``topology.path`` (a topology file), ``workload.cdf`` (a
+    size distribution: a shipped one's name, :data:`CDF_FILES`, or a file) and
+    ``workload.path`` (a flow file)."""
+    found = []
+    for table, key in (("topology", "path"), ("workload", "cdf"), ("workload", "path")):
+        node = doc.get(table)
+        if isinstance(node, Mapping) and isinstance(node.get(key), str):
+            found.append((f"{table}.{key}", node, key))
+    return found
+
+
+def check_files(doc: Mapping[str, Any], base_dir: Path) -> None:
+    """Every file a scenario names must exist (relative paths from ``base_dir``, the scenario
+    file's directory); the :class:`InputError` names the field and the path tried."""
+    for name, node, key in file_fields(doc):
+        value = node[key]
+        if name == "workload.cdf" and value in CDF_FILES:
+            continue
+        tried = base_dir / value
+        if tried.is_file():
+            continue
+        if name == "workload.cdf":
+            raise InputError(
+                f"workload.cdf: no distribution named {value!r} and no such file {tried}; "
+                f"shipped distributions: {', '.join(CDF_FILES)}"
+            )
+        raise InputError(f"{name}: no such file {tried}")
+
+
+def _engine_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The document handed to the engine: a shipped distribution's name becomes its installed
+    file (the scenario itself keeps the name, so that it runs on any machine)."""
+    doc = copy.deepcopy(dict(doc))
     workload = doc.get("workload")
-    cdf = workload.get("cdf") if isinstance(workload, Mapping) else None
-    if isinstance(cdf, str) and not (base_dir / cdf).is_file():
-        names = ", ".join(CDF_FILES)
-        raise InputError(
-            f"workload.cdf: no distribution named {cdf!r} and no such file; "
-            f"shipped distributions: {names} (or give a CDF file's path)"
-        )
+    if isinstance(workload, dict) and workload.get("cdf") in CDF_FILES:
+        workload["cdf"] = cdf_path(workload["cdf"])
+    return doc
+
+
+def relocate(doc: Mapping[str, Any], base_dir: Path, outdir: Path) -> dict[str, Any]:
+    """``doc`` with each relative user file path (taken from ``base_dir``) rewritten relative
+    to ``outdir``, so that the ``scenario.json`` written there reruns from there; absolute
+    paths and shipped distributions' names stay as they are."""
+    doc = copy.deepcopy(dict(doc))
+    for name, node, key in file_fields(doc):
+        value = node[key]
+        if (name == "workload.cdf" and value in CDF_FILES) or Path(value).is_absolute():
+            continue
+        node[key] = Path(os.path.relpath(base_dir / value, outdir.resolve())).as_posix()
+    return doc
 
 
 def check_output_dir(outdir: Path, label: str = "output directory") -> None:
@@ -326,16 +414,13 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
     finished = cols["end_ps"] >= 0
     slowdown = cols["slowdown"]
     bins = slowdown_by_size(cols["size"], slowdown)
-    wall = out["wall_seconds"]
     return {
         "engine": out["engine"],
         "flows": int(len(finished)),
         "finished": int(finished.sum()),
         "complete": bool(out["complete"]),
         "simulated_seconds": out["end_time_ps"] / 1e12,
-        "wall_seconds": wall,
         "events": int(out["events"]),
-        "events_per_second": out["events"] / wall if wall > 0 else None,
         "slowdown": {
             "median": float(np.nanmedian(slowdown)) if finished.any() else None,
             "p99": float(np.nanpercentile(slowdown, 99)) if finished.any() else None,
@@ -434,7 +519,11 @@ def _fairness_html(f: dict[str, Any]) -> str:
 
 
 def _report(
-    summary: dict[str, Any], scenario: dict[str, Any], png: Path | None, extra: str = ""
+    summary: dict[str, Any],
+    scenario: dict[str, Any],
+    png: Path | None,
+    prov: dict[str, Any],
+    extra: str = "",
 ) -> str:
     rows = "".join(
         f"<tr><td>{b['bin']}</td><td>{b['flows']}</td>"
@@ -458,7 +547,7 @@ def _report(
 td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style></head><body>
 <h1>{name}</h1>
 <p>{summary["engine"]} engine, {summary["flows"]} flows ({summary["finished"]} finished, {state}),
-{summary["simulated_seconds"] * 1e3:.3f} ms simulated in {summary["wall_seconds"]:.2f} s
+{summary["simulated_seconds"] * 1e3:.3f} ms simulated in {prov["wall_seconds"]:.2f} s
 ({summary["events"]} events).</p>
 {_fairness_html(summary.get("fairness", {}))}
 <h2>FCT slowdown by flow size</h2>
@@ -466,6 +555,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 {img}
 {extra}
 <h2>Scenario</h2><pre>{json.dumps(scenario, indent=1)}</pre>
+{footer_html(prov)}
 </body></html>
 """
 
@@ -490,6 +580,11 @@ class Results:
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
     #: unfinished), ``ideal_fct_ps``), integer picoseconds, for formats that need exact times.
     exact: dict[str, np.ndarray] = field(default_factory=dict)
+    #: The directory the scenario's relative file paths are taken from.
+    base_dir: Path = field(default_factory=Path.cwd)
+    #: What made this run (:mod:`fairnet.provenance`): versions, command line, start and
+    #: wall-clock time, the scenario's hash and seed; written to ``provenance.json``.
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rates(self) -> pl.DataFrame | None:
@@ -547,7 +642,9 @@ class Results:
 
             (outdir / "fct.txt").write_text(fct_text(self.exact))
             files.append("fct.txt")
-        (outdir / "scenario.json").write_text(json.dumps(self.scenario, indent=1) + "\n")
+        # Relative user files re-expressed from the run directory: it reruns itself.
+        scenario = relocate(self.scenario, self.base_dir, outdir)
+        (outdir / "scenario.json").write_text(json.dumps(scenario, indent=1) + "\n")
         files.append("scenario.json")
         pq.write_table(self.flows_arrow, outdir / "flows.parquet")
         files.append("flows.parquet")
@@ -568,7 +665,10 @@ class Results:
                 self.model_arrow, self.summary["model"], outdir, name
             )
             files += written
-        (outdir / "report.html").write_text(_report(self.summary, self.scenario, png, extra))
+        prov = self.provenance | {"scenario_sha256": scenario_hash(scenario)}
+        (outdir / PROVENANCE_FILE).write_text(json.dumps(prov, indent=1) + "\n")
+        files.append(PROVENANCE_FILE)
+        (outdir / "report.html").write_text(_report(self.summary, scenario, png, prov, extra))
         files.append("report.html")
         # Last: a directory with summary.json holds a finished run (sweeps rely on this), and
         # its list is what the next run into this directory removes.
@@ -605,7 +705,8 @@ def run(
     memory_check: bool = True,
     warn: Warn | None = None,
 ) -> Results:
-    """Runs a scenario (a TOML file's path, or a dict of the same structure) and returns its
+    """Runs a scenario (a TOML or JSON file's path, a run directory — which reruns that run —
+    or a dict of the same structure) and returns its
     :class:`Results`; with ``output`` also writes every output file there (``fct_txt``: the
     HPCC simulator's ``fct.txt`` too). ``show_progress``: progress on stderr for long runs,
     and Ctrl-C returns (and writes) what finished instead of raising. ``memory_check``: refuse
@@ -640,7 +741,8 @@ def run_document(
     from fairnet.progress import run_scenario_json
 
     check_finite(doc)
-    doc_json = json.dumps(doc, allow_nan=False)
+    started = now()
+    doc_json = json.dumps(_engine_document(doc), allow_nan=False)
     est = check_memory(doc_json, base_dir, memory_check=memory_check, warn=warn or _python_warning)
     out, interrupted = run_scenario_json(
         doc_json,
@@ -650,6 +752,10 @@ def run_document(
         should_stop=should_stop,
     )
     resolved = json.loads(out.pop("resolved"))
+    # The scenario names a shipped distribution by its name, never its installed file.
+    cdf = (doc.get("workload") or {}).get("cdf")
+    if cdf in CDF_FILES:
+        resolved["workload"]["cdf"] = cdf
     cols = {
         k: out.pop(k)
         for k in (
@@ -739,6 +845,14 @@ def run_document(
 
         model_arrow = to_arrow(out.pop("model"))
         summary["model"] = model_summary(model_arrow)
+    wall = out["wall_seconds"]
+    prov = provenance(
+        started,
+        scenario_sha256=scenario_hash(resolved),
+        seed=resolved.get("seed"),
+        wall_seconds=wall,
+        events_per_second=out["events"] / wall if wall > 0 else None,
+    )
     return Results(
         model_arrow=model_arrow,
         flows_arrow=table,
@@ -748,6 +862,8 @@ def run_document(
         rates_arrow=rates_table,
         links_arrow=links_table,
         queues_arrow=queues_table,
+        base_dir=base_dir,
+        provenance=prov,
     )
 
 
@@ -811,22 +927,13 @@ def _links_summary(links: dict[str, np.ndarray]) -> dict[str, Any] | None:
     }
 
 
-def run_scenario(
-    path: Path,
-    outdir: Path,
-    overrides: Overrides = (),
-    fct_txt: bool = False,
-    show_progress: bool = False,
-    memory_check: bool = True,
-    warn: Warn | None = None,
-) -> dict[str, Any]:
-    """Runs the scenario at ``path``, writes every output into ``outdir``; returns the summary."""
-    return run(
-        path,
-        overrides=overrides,
-        output=outdir,
-        fct_txt=fct_txt,
-        show_progress=show_progress,
-        memory_check=memory_check,
-        warn=warn,
-    ).summary
+def default_output(scenario: Path) -> Path:
+    """Where ``fairnet run`` writes by default: ``results/<scenario file name>``; rerunning a
+    run directory (or its ``scenario.json``) writes ``results/<its name>-rerun``, never over
+    the run it repeats."""
+    rundir = scenario if scenario.is_dir() else None
+    if scenario.name == "scenario.json" and (scenario.parent / "summary.json").is_file():
+        rundir = scenario.parent
+    if rundir is not None:
+        return Path("results") / f"{rundir.resolve().name}-rerun"
+    return Path("results") / scenario.stem

@@ -3,7 +3,7 @@ cores or a Ray cluster, resumable, collected into one ``sweep.parquet``.
 
 A sweep file (TOML)::
 
-    base = "scenario.toml"          # relative to the sweep file
+    base = "scenario.toml"          # relative to the sweep file (TOML or JSON)
     seeds = [1, 2, 3]               # optional; default: the scenario's own seed
     [grid]                          # cartesian product of dotted field path -> values
     "workload.load" = [0.4, 0.6]
@@ -51,11 +51,13 @@ from typing import Any
 from fairnet import _core
 from fairnet.errors import InputError
 from fairnet.progress import PeriodicLine, eta_seconds, format_duration, stderr_is_terminal
+from fairnet.provenance import PROVENANCE_FILE
 from fairnet.runner import (
     SIZE_BINS,
     check_finite,
     check_output_dir,
     prepare,
+    read_scenario,
     read_toml,
     run_document,
 )
@@ -168,7 +170,7 @@ def load_sweep(path: Path) -> Sweep:
         points = [dict(_flatten(p)) for p in doc["points"]]
     else:
         points = [{}]
-    read_toml(path.parent / base)  # a malformed base scenario is the sweep's error
+    read_scenario(path.parent / base)  # a malformed base scenario is the sweep's error
     return Sweep(base=(path.parent / base), seeds=list(seeds), points=points)
 
 
@@ -446,6 +448,15 @@ def _say(line: str) -> None:
     PeriodicLine.say(f"fairnet: sweep: {line}")
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; empty if it is missing or unreadable."""
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def _row(task: Task, runs: Path, status: str, message: str | None) -> dict[str, Any]:
     row: dict[str, Any] = {**task.point, "seed": task.seed, "run": task.key, "status": status}
     row["error"] = message
@@ -459,8 +470,10 @@ def _row(task: Task, runs: Path, status: str, message: str | None) -> dict[str, 
         for q in ("p50", "p99"):
             row[f"{q}_{label}"] = by_size.get(label, {}).get(q)
     row["jain_vs_maxmin"] = (s.get("fairness") or {}).get("jain_vs_maxmin") if s else None
-    row["wall_seconds"] = s["wall_seconds"] if s else None
-    row["events_per_second"] = s["events_per_second"] if s else None
+    # Timings vary from run to run: they are in provenance.json, not the summary.
+    prov = _read_json(runs / task.key / PROVENANCE_FILE) if s else {}
+    row["wall_seconds"] = prov.get("wall_seconds")
+    row["events_per_second"] = prov.get("events_per_second")
     row["complete"] = s["complete"] if s else None
     # Rounds-engine runs: convergence rounds, N1/N2/N∞ and the bound checks.
     for k, v in ((s or {}).get("rounds") or {}).items():

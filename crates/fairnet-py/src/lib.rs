@@ -274,6 +274,8 @@ fn jain_index(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The `rustc --version` that built this extension (recorded by build.rs).
+    m.add("RUSTC_VERSION", env!("FAIRNET_RUSTC_VERSION"))?;
     m.add_class::<PyAllocation>()?;
     m.add_function(wrap_pyfunction!(allocate, m)?)?;
     m.add_function(wrap_pyfunction!(check_allocation, m)?)?;

@@ -1,8 +1,13 @@
 """What a paper-registry entry is and what its run returns; ``Entry.run`` checks the scale and
-writes ``results.json`` with a CSV and Markdown copy of each table (:mod:`fairnet.paper.tables`)."""
+writes ``results.json`` with a CSV and Markdown copy of each table (:mod:`fairnet.paper.tables`).
+
+``results.json`` carries, under ``provenance``, what made it (:mod:`fairnet.provenance`) and
+``reproduce``, the one command that reruns it at its scale; the golden digests leave that key
+out (it varies from run to run)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +16,7 @@ from typing import Any
 from rich.console import Console
 
 from fairnet.paper.tables import ResultTable, write_results
+from fairnet.provenance import now, provenance
 
 SCALES = ("smoke", "full")
 
@@ -43,6 +49,11 @@ class Entry:
     #: (``fairnet.paper.golden``) leaves them out; every other value repeats digit for digit.
     wall_clock: tuple[str, ...] = ()
 
+    def command(self, scale: str, runs: int | None = None) -> str:
+        """The command that reproduces this entry at ``scale`` (with ``runs`` seeded runs)."""
+        more = f" --runs {runs}" if self.runs is not None and runs is not None else ""
+        return f"fairnet paper run {self.name} --scale {scale}{more}"
+
     def run(
         self, scale: str, outdir: Path, console: Console | None = None, runs: int | None = None
     ) -> PaperResult:
@@ -58,6 +69,7 @@ class Entry:
             raise InputError(f"--runs: expected a positive number of runs, got {runs}")
         outdir.mkdir(parents=True, exist_ok=True)
         console = console or Console()
+        started, t0 = now(), time.perf_counter()
         if self.runs is None:
             result = self.run_fn(scale, outdir, console)
         else:
@@ -66,5 +78,10 @@ class Entry:
         doc = {"entry": self.name, "paper": self.paper, "figure": self.figure, "scale": scale}
         if self.runs is not None:
             doc["runs"] = runs
+        doc["provenance"] = provenance(
+            started,
+            reproduce=self.command(scale, runs),
+            wall_seconds=time.perf_counter() - t0,
+        )
         result.files += write_results(outdir, doc | {"rows": result.rows}, result.tables)
         return result

@@ -3,7 +3,8 @@ output digit for digit as it was.
 
 An entry's digest is the SHA-256 of its ``results.json`` written canonically (keys sorted,
 floats in Python's shortest round-trip form, so two digests agree exactly when every value
-agrees digit for digit), without the row fields the entry declares as wall-clock measurements
+agrees digit for digit), without its ``provenance`` (versions, command line, start and
+wall-clock time) and without the row fields the entry declares as wall-clock measurements
 (:attr:`Entry.wall_clock`: they differ between two identical runs). The committed digests are
 ``tests/golden/paper_smoke.json``; ``scripts/golden.py check|update`` recomputes and compares
 or rewrites them, and ``tests/test_paper.py`` compares the entries the suite runs anyway.
@@ -23,6 +24,11 @@ from fairnet.paper import REGISTRY
 GOLDEN_FILE = Path(__file__).resolve().parents[3] / "tests" / "golden" / "paper_smoke.json"
 
 
+#: Top-level keys of ``results.json`` left out of its digest: what made the result, which
+#: varies from one identical run to the next (:mod:`fairnet.provenance`).
+UNDIGESTED = ("provenance",)
+
+
 def ignored_fields() -> dict[str, list[str]]:
     """Per entry, the row fields left out of its digest (its wall-clock measurements)."""
     return {name: sorted(e.wall_clock) for name, e in REGISTRY.items() if e.wall_clock}
@@ -31,7 +37,8 @@ def ignored_fields() -> dict[str, list[str]]:
 def digest(doc: dict[str, Any]) -> str:
     """The digest of one entry's ``results.json`` document (see the module doc)."""
     skip = set(REGISTRY[doc["entry"]].wall_clock)
-    kept = doc | {"rows": [{k: v for k, v in row.items() if k not in skip} for row in doc["rows"]]}
+    rows = [{k: v for k, v in row.items() if k not in skip} for row in doc["rows"]]
+    kept = {k: v for k, v in doc.items() if k not in UNDIGESTED} | {"rows": rows}
     text = json.dumps(kept, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
