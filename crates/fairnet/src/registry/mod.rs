@@ -42,7 +42,7 @@ use crate::schemes::int::IntStamp;
 use crate::schemes::pfabric::Pfabric;
 use crate::schemes::rcp::{Rcp, RcpAgent};
 use crate::schemes::timely::Timely;
-use crate::systems::may::May;
+use crate::systems::may::{FlowWeights, May};
 use crate::systems::soze::{self, Soze};
 use crate::systems::sperc::packet::{SPercAgent, SPercSender};
 use crate::units::Rate;
@@ -56,8 +56,9 @@ pub struct Builtin {
     cfg: PacketConfig,
     /// Söze's `(α, β)` shared by every flow, derived in [`SchemeSet::prepare`].
     soze_range: Option<(f64, f64)>,
-    /// The flows' weights by flow id, for weighted MAY's ports ([`SchemeSet::prepare`]).
-    may_weights: Option<std::sync::Arc<[f64]>>,
+    /// The flows' weights by flow id, for weighted MAY's ports: handed to them when they are
+    /// built, filled in [`SchemeSet::prepare`] (which runs after).
+    may_weights: FlowWeights,
 }
 
 impl Builtin {
@@ -67,7 +68,7 @@ impl Builtin {
         Ok(Builtin {
             cfg,
             soze_range: None,
-            may_weights: None,
+            may_weights: FlowWeights::default(),
         })
     }
 
@@ -103,7 +104,9 @@ impl SchemeSet for Builtin {
 
     fn prepare(&mut self, net: &FlowPaths<'_>) -> Result<()> {
         if matches!(&self.cfg.qdisc, QdiscConfig::May(m) if m.weighted) {
-            self.may_weights = Some(net.flows.iter().map(|f| f.weight).collect());
+            let _ = self
+                .may_weights
+                .set(net.flows.iter().map(|f| f.weight).collect());
         }
         if self.cfg.transport != TransportKind::Soze {
             return Ok(());
@@ -178,7 +181,7 @@ impl SchemeSet for Builtin {
 
     fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
         if let QdiscConfig::May(m) = &self.cfg.qdisc {
-            let weights = self.may_weights.clone();
+            let weights = Some(self.may_weights.clone());
             return Ok(QdiscImpl::May(Box::new(May::new(m, &port.queue, weights))));
         }
         self.cfg.qdisc.build(&port.queue)

@@ -8,7 +8,11 @@ use crate::units::Time;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The flows' weights by flow id, for weighted MAY: shared by every port of a run and filled
+/// once the flows are known (the engine builds the ports first).
+pub type FlowWeights = Arc<OnceLock<Vec<f64>>>;
 
 /// Bits of SRAM per table entry (§II-A: "The size of MAY hash table entry can be made to be 10
 /// bytes").
@@ -69,7 +73,7 @@ pub struct May {
     fingerprint_salt: u64,
     /// Weighted MAY (fairnet's extension): the flows' weights by flow id, and changes since.
     weighted: bool,
-    weights: Option<Arc<[f64]>>,
+    weights: Option<FlowWeights>,
     weight_changes: HashMap<u32, f64>,
     /// Line rate, bit/s.
     rate: f64,
@@ -78,10 +82,10 @@ pub struct May {
     table: HashMap<u64, Entry>,
     /// LastUpdate (Fig. 1 line 28), ps.
     last_update: u64,
-    /// Bytes admitted to the FIFO since LastUpdate.
-    admitted: u64,
-    /// CurrentUtilization: admitted bytes over the link's capacity during the last update
-    /// period.
+    /// Bytes that MAY let through to the FIFO since LastUpdate (queued or lost to overflow).
+    offered: u64,
+    /// CurrentUtilization: the bytes MAY let through during the last update period over what
+    /// the link could send in that time.
     utilization: f64,
     rng: ChaCha8Rng,
     stats: MayStats,
@@ -98,7 +102,7 @@ impl May {
     /// The queue of one port. `weights` (weighted MAY only) are the flows' weights by flow id;
     /// flows beyond it, or all flows without it, weigh 1 until
     /// [`Qdisc::on_flow_weight`] says otherwise.
-    pub fn new(cfg: &MayConfig, p: &QdiscParams, weights: Option<Arc<[f64]>>) -> May {
+    pub fn new(cfg: &MayConfig, p: &QdiscParams, weights: Option<FlowWeights>) -> May {
         let port_seed = p.seed ^ (p.link.0 as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         May {
             fifo: Fifo::default(),
@@ -121,7 +125,7 @@ impl May {
             nu: cfg.nu0,
             table: HashMap::new(),
             last_update: 0,
-            admitted: 0,
+            offered: 0,
             utilization: 0.0,
             rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x4D41_59)),
             stats: MayStats::default(),
@@ -148,6 +152,7 @@ impl May {
         }
         self.weights
             .as_ref()
+            .and_then(|w| w.get())
             .and_then(|w| w.get(flow.idx()).copied())
             .unwrap_or(1.0)
     }
@@ -185,10 +190,10 @@ impl May {
 
     /// Fig. 1 lines 18–28: run when an arrival finds more than Δ since the last update.
     fn update(&mut self, now: u64) {
-        // CurrentUtilization: the rate admitted to the queue over the capacity (§V: "the
-        // control of ν is rate based ... congestion indicator is arrival rate at the queue").
+        // CurrentUtilization: the arrival rate at the FIFO over the capacity (§V: "the control
+        // of ν is rate based ... congestion indicator is arrival rate at the queue").
         let span = Time(now - self.last_update).as_secs_f64();
-        self.utilization = self.admitted as f64 * 8.0 / (self.rate * span);
+        self.utilization = self.offered as f64 * 8.0 / (self.rate * span);
         // Line 19, kept at or above 0 (a negative ν would be no probability).
         self.nu = (self.nu + self.kappa * (self.utilization - self.u0)).max(0.0);
         let (t0, q_w) = (self.t0, self.q_w);
@@ -205,7 +210,7 @@ impl May {
         });
         self.stats.entries_removed += (before - self.table.len()) as u64;
         self.stats.updates += 1;
-        self.admitted = 0;
+        self.offered = 0;
         self.last_update = now; // line 28
     }
 
@@ -279,6 +284,9 @@ impl Qdisc for May {
                 self.stats.entry_drops += 1;
             }
         }
+        if !drop {
+            self.offered += wire as u64;
+        }
         let out = if drop {
             Enqueued::Dropped
         } else if self.fifo.bytes + wire as u64 > self.buffer {
@@ -289,7 +297,6 @@ impl Qdisc for May {
             Enqueued::Dropped
         } else {
             self.fifo.push(id, wire, pool);
-            self.admitted += wire as u64;
             Enqueued::Queued
         };
         // Line 17–18: Update(H) once more than Δ has passed.
@@ -437,7 +444,8 @@ mod tests {
                 weighted,
                 ..cfg(1.0, nu0)
             };
-            let w: Arc<[f64]> = vec![2.0].into();
+            let w = FlowWeights::default();
+            w.set(vec![2.0]).unwrap();
             let mut may = May::new(&c, &params(), Some(w));
             let mut pool = PacketPool::new();
             offer_at(&mut may, &mut pool, 0, 0); // entered: δ = 1, ND = 1

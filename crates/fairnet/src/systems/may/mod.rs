@@ -88,5 +88,5 @@ pub mod config;
 #[cfg(test)]
 mod tests;
 
-pub use aqm::{Entry, May, MayStats, ENTRY_BITS};
+pub use aqm::{Entry, FlowWeights, May, MayStats, ENTRY_BITS};
 pub use config::MayConfig;
