@@ -20,6 +20,7 @@
 //! | [`fifo`] | drop-tail, DCTCP's step ECN marking | qdisc |
 //! | [`red`] | RED, gentle RED, Adaptive RED | qdisc |
 //! | [`sched`] | strict priority, DRR, WRR | qdisc |
+//! | [`las`] | least attained service (Rai et al., IEEE Network 2005) | qdisc |
 //! | [`int`] | HPCC's in-band network telemetry | port agent |
 
 pub mod cubic;
@@ -29,6 +30,7 @@ pub mod delay_aimd;
 pub mod fifo;
 pub mod hpcc;
 pub mod int;
+pub mod las;
 pub mod pfabric;
 pub mod rcp;
 pub mod red;

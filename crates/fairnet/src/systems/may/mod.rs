@@ -50,11 +50,15 @@
 //!
 //! - **CurrentUtilization** (lines 13 and 19): §V says the control "is rate based, rather
 //!   than queue-based ... congestion indicator is arrival rate at the queue". We measure the
-//!   bytes *admitted* to the FIFO (after MAY's and the buffer's drops) during the last update
-//!   period over what the link could send in that time. Admitted rather than offered: an
-//!   unresponsive flow that MAY shuts out (Theorem 3.2) would otherwise keep counting as load
-//!   and push every other flow below the fair share. Line 13 uses the value measured at the
-//!   last update (0 before the first update): Fig. 1 has no other measurement.
+//!   bytes arriving at the FIFO — every packet MAY did not drop, queued or lost to overflow —
+//!   during the last update period over what the link could send in that time. At the FIFO,
+//!   not at the port: an unresponsive flow that MAY shuts out (Theorem 3.2) would otherwise
+//!   keep counting as load and push every other flow below the fair share. Overflows count:
+//!   measured as the rate *admitted* to the buffer, the utilization cannot exceed 1 by more
+//!   than a buffer per Δ, so u − u₀ ≤ 0.02 while the buffer overflows and ν could not keep up
+//!   (we tried: ν stayed near 0 and tail drops set the shares). Line 13 uses the value
+//!   measured at the last update (0 before the first update): Fig. 1 has no other
+//!   measurement.
 //! - **The update period** runs when an arrival finds more than Δ since the last update
 //!   (lines 17–18: `Update(H)` follows `OnPacketArrival`), so after an idle spell one update
 //!   covers the whole spell (its utilization is measured over the real span, not Δ).

@@ -385,8 +385,9 @@ fn the_scenario_names_may_and_bad_parameters_are_one_line_errors() {
     assert!(e.to_string().contains("unknown field `nu`"), "{e}");
 }
 
-/// Exploration harness (not a check): `MAY_EXPLORE=1 cargo test --release explore -- --ignored
-/// --nocapture`, parameters from the environment.
+/// Exploration harness (not a check): `cargo test --release -p fairnet --lib explore --
+/// --ignored --nocapture`, parameters from the environment (N, C, RTT0, RTT1, DELTA, QW, T0,
+/// S0, KAPPA, OVF, CBR, FIG6, W, SEED, STEP, END, JFROM); prints ν, u, H and rates per step.
 #[test]
 #[ignore = "exploration harness: prints time series, asserts nothing"]
 fn explore() {
