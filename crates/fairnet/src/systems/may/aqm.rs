@@ -127,7 +127,7 @@ impl May {
             last_update: 0,
             offered: 0,
             utilization: 0.0,
-            rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x4D41_59)),
+            rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x004D_4159)),
             stats: MayStats::default(),
         }
     }
