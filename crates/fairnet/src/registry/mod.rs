@@ -42,6 +42,7 @@ use crate::schemes::int::IntStamp;
 use crate::schemes::pfabric::Pfabric;
 use crate::schemes::rcp::{Rcp, RcpAgent};
 use crate::schemes::timely::Timely;
+use crate::systems::may::{FlowWeights, May};
 use crate::systems::soze::{self, Soze};
 use crate::systems::sperc::packet::{SPercAgent, SPercSender};
 use crate::units::Rate;
@@ -55,6 +56,9 @@ pub struct Builtin {
     cfg: PacketConfig,
     /// Söze's `(α, β)` shared by every flow, derived in [`SchemeSet::prepare`].
     soze_range: Option<(f64, f64)>,
+    /// The flows' weights by flow id, for weighted MAY's ports: handed to them when they are
+    /// built, filled in [`SchemeSet::prepare`] (which runs after).
+    may_weights: FlowWeights,
 }
 
 impl Builtin {
@@ -64,6 +68,7 @@ impl Builtin {
         Ok(Builtin {
             cfg,
             soze_range: None,
+            may_weights: FlowWeights::default(),
         })
     }
 
@@ -98,6 +103,11 @@ impl SchemeSet for Builtin {
     type Agent = AgentImpl;
 
     fn prepare(&mut self, net: &FlowPaths<'_>) -> Result<()> {
+        if matches!(&self.cfg.qdisc, QdiscConfig::May(m) if m.weighted) {
+            let _ = self
+                .may_weights
+                .set(net.flows.iter().map(|f| f.weight).collect());
+        }
         if self.cfg.transport != TransportKind::Soze {
             return Ok(());
         }
@@ -170,6 +180,10 @@ impl SchemeSet for Builtin {
     }
 
     fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
+        if let QdiscConfig::May(m) = &self.cfg.qdisc {
+            let weights = Some(self.may_weights.clone());
+            return Ok(QdiscImpl::May(Box::new(May::new(m, &port.queue, weights))));
+        }
         self.cfg.qdisc.build(&port.queue)
     }
 

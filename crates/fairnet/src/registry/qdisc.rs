@@ -6,9 +6,11 @@ use crate::engine::packet::qdisc::{Enqueued, Qdisc, QdiscParams};
 use crate::error::{Error, Result};
 use crate::ids::FlowId;
 use crate::schemes::fifo::{DropTail, EcnStep, EcnThreshold};
+use crate::schemes::las::Las;
 use crate::schemes::pfabric::PfabricQueue;
 use crate::schemes::red::{Red, RedConfig};
 use crate::schemes::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
+use crate::systems::may::{May, MayConfig};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +31,10 @@ pub enum QdiscImpl {
     Wrr(Box<Wrr>),
     /// [`PfabricQueue`].
     Pfabric(Box<PfabricQueue>),
+    /// [`May`].
+    May(Box<May>),
+    /// [`Las`].
+    Las(Box<Las>),
     /// Any other [`Qdisc`].
     Custom(Box<dyn Qdisc>),
 }
@@ -43,6 +49,8 @@ impl std::fmt::Debug for QdiscImpl {
             QdiscImpl::Drr(q) => q.fmt(f),
             QdiscImpl::Wrr(q) => q.fmt(f),
             QdiscImpl::Pfabric(q) => q.fmt(f),
+            QdiscImpl::May(q) => q.fmt(f),
+            QdiscImpl::Las(q) => q.fmt(f),
             QdiscImpl::Custom(_) => f.write_str("Custom(..)"),
         }
     }
@@ -58,6 +66,8 @@ macro_rules! dispatch {
             QdiscImpl::Drr($q) => $e,
             QdiscImpl::Wrr($q) => $e,
             QdiscImpl::Pfabric($q) => $e,
+            QdiscImpl::May($q) => $e,
+            QdiscImpl::Las($q) => $e,
             QdiscImpl::Custom($q) => $e,
         }
     };
@@ -106,6 +116,8 @@ impl From<Box<dyn Qdisc>> for QdiscImpl {
 /// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
 /// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
 /// qdisc = { kind = "pfabric" }
+/// qdisc = { kind = "las" }
+/// qdisc = { kind = "may", delta = "1s", u0 = 0.98, kappa = 0.1, q_w = 0.05, t0 = "64s", s0 = 1000 }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -159,6 +171,10 @@ pub enum QdiscConfig {
     /// [`PfabricQueue`]: dequeue the most urgent flow (smallest remaining size), drop the
     /// least urgent packet on overflow (pFabric §4.2).
     Pfabric,
+    /// [`May`]: MAY's drop-counter AQM on a FIFO (`crate::systems::may`).
+    May(MayConfig),
+    /// [`Las`]: least attained service first; overflow drops from the most-served flow.
+    Las,
 }
 
 impl QdiscConfig {
@@ -181,9 +197,10 @@ impl QdiscConfig {
             Ok(())
         };
         match self {
-            QdiscConfig::DropTail | QdiscConfig::Pfabric => Ok(()),
+            QdiscConfig::DropTail | QdiscConfig::Pfabric | QdiscConfig::Las => Ok(()),
             QdiscConfig::Ecn { k } => check_k(&Some(*k)),
             QdiscConfig::Red(r) => r.validate(at),
+            QdiscConfig::May(m) => m.validate(at),
             QdiscConfig::Priority { classes, k, .. } => {
                 check_queues(&format!("{at}.classes"), *classes as usize)?;
                 check_k(k)
@@ -227,8 +244,12 @@ impl QdiscConfig {
         Ok(match self {
             QdiscConfig::DropTail => QdiscImpl::DropTail(DropTail::new(p.buffer)),
             QdiscConfig::Pfabric => QdiscImpl::Pfabric(Box::new(PfabricQueue::new(p.buffer))),
+            QdiscConfig::Las => QdiscImpl::Las(Box::new(Las::new(p.buffer))),
             QdiscConfig::Ecn { k } => QdiscImpl::Ecn(EcnStep::new(p.buffer, *k)),
             QdiscConfig::Red(r) => QdiscImpl::Red(Box::new(r.build(p)?)),
+            // Weighted MAY's initial weights come from the registry's `Builtin` (it sees the
+            // flows); built here, MAY follows only run-time weight changes.
+            QdiscConfig::May(m) => QdiscImpl::May(Box::new(May::new(m, p, None))),
             QdiscConfig::Priority {
                 classes,
                 classify,

@@ -21,6 +21,7 @@
 //! | [`fifo`] | drop-tail, DCTCP's step ECN marking | qdisc |
 //! | [`red`] | RED, gentle RED, Adaptive RED | qdisc |
 //! | [`sched`] | strict priority, DRR, WRR | qdisc |
+//! | [`las`] | least attained service (Rai et al., IEEE Network 2005) | qdisc |
 //! | [`int`] | HPCC's in-band network telemetry | port agent |
 //! | [`dctcp_fluid`] | DCTCP's fluid model (Alizadeh, Javanmard, Prabhakar, SIGMETRICS 2011) | model |
 //! | [`chiu_jain`] | Chiu and Jain's AIMD map (1989) | model |
@@ -34,6 +35,7 @@ pub mod delay_aimd;
 pub mod fifo;
 pub mod hpcc;
 pub mod int;
+pub mod las;
 pub mod pfabric;
 pub mod rcp;
 pub mod red;

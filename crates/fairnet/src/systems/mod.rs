@@ -4,6 +4,8 @@
 //!
 //! - [`soze`]: Söze's sender on the packet engine and its §5.1 weight policies.
 //! - [`sperc`]: s-PERC, n-PERC, *Fair* and s-PERC* on the rounds engine.
+//! - [`may`]: MAY's drop-counter AQM (Fig. 1) as a queueing discipline.
 
+pub mod may;
 pub mod soze;
 pub mod sperc;

@@ -1,0 +1,647 @@
+//! MAY's queue: Fig. 1 of the paper, line by line, over a FIFO byte buffer.
+
+use super::config::MayConfig;
+use crate::engine::packet::pkt::{PacketId, PacketPool};
+use crate::engine::packet::qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
+use crate::ids::FlowId;
+use crate::units::Time;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// The flows' weights by flow id, for weighted MAY: shared by every port of a run and filled
+/// once the flows are known (the engine builds the ports first).
+pub type FlowWeights = Arc<OnceLock<Vec<f64>>>;
+
+/// Bits of SRAM per table entry (§II-A: "The size of MAY hash table entry can be made to be 10
+/// bytes").
+pub const ENTRY_BITS: u64 = 80;
+
+/// One entry of the table H (§II: the quadruple FlowID, δ, TS, ND).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Entry {
+    /// δ, the flow's drop frequency: a moving average of its drops per update period Δ
+    /// (Fig. 1 line 24).
+    pub delta: f64,
+    /// ND, the flow's drops in the current update period (Fig. 1 lines 5, 11, 25).
+    pub nd: u32,
+    /// TS, the time of the flow's last drop or entry (Fig. 1 lines 6, 12).
+    pub ts: Time,
+}
+
+/// Counters of one MAY port, for tests and the §II-A memory model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MayStats {
+    /// Packets of flows in H dropped with probability ν·δ (Fig. 1 line 4).
+    pub table_drops: u64,
+    /// Packets dropped when their flow was entered (Fig. 1 line 14).
+    pub entry_drops: u64,
+    /// Packets that did not fit in the buffer.
+    pub overflow_drops: u64,
+    /// Entries created (Fig. 1 line 9).
+    pub entries_created: u64,
+    /// Entries removed after T₀ without a drop (Fig. 1 line 22).
+    pub entries_removed: u64,
+    /// Entries refused because the bounded table was full (§II-A option).
+    pub entries_refused: u64,
+    /// The most entries H held at once.
+    pub peak_entries: u64,
+    /// Update periods run (Fig. 1 lines 18–28).
+    pub updates: u64,
+}
+
+/// MAY's active queue management on one FIFO (see [`crate::systems::may`] for the paper and
+/// the choices made).
+#[derive(Debug)]
+pub struct May {
+    fifo: Fifo,
+    buffer: u64,
+    /// Δ, ps.
+    delta: u64,
+    u0: f64,
+    kappa: f64,
+    q_w: f64,
+    /// T₀, ps.
+    t0: u64,
+    /// q₀ = 1/S₀.
+    q0: f64,
+    overflow_counts: bool,
+    capacity: usize,
+    /// Right shift that leaves the fingerprint's bits of a 64-bit hash (`None`: exact ids).
+    fingerprint_shift: Option<u32>,
+    fingerprint_salt: u64,
+    /// Weighted MAY (fairnet's extension): the flows' weights by flow id, and changes since.
+    weighted: bool,
+    weights: Option<FlowWeights>,
+    weight_changes: HashMap<u32, f64>,
+    /// Line rate, bit/s.
+    rate: f64,
+    /// ν.
+    nu: f64,
+    table: HashMap<u64, Entry>,
+    /// LastUpdate (Fig. 1 line 28), ps.
+    last_update: u64,
+    /// Bytes that MAY let through to the FIFO since LastUpdate (queued or lost to overflow).
+    offered: u64,
+    /// CurrentUtilization: the bytes MAY let through during the last update period over what
+    /// the link could send in that time.
+    utilization: f64,
+    rng: ChaCha8Rng,
+    stats: MayStats,
+}
+
+/// SplitMix64's finalizer: the fingerprint hash.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl May {
+    /// The queue of one port. `weights` (weighted MAY only) are the flows' weights by flow id;
+    /// flows beyond it, or all flows without it, weigh 1 until
+    /// [`Qdisc::on_flow_weight`] says otherwise.
+    pub fn new(cfg: &MayConfig, p: &QdiscParams, weights: Option<FlowWeights>) -> May {
+        let port_seed = p.seed ^ (p.link.0 as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        May {
+            fifo: Fifo::default(),
+            buffer: p.buffer.0,
+            delta: cfg.delta.0,
+            u0: cfg.u0,
+            kappa: cfg.kappa,
+            q_w: cfg.q_w,
+            t0: cfg.t0.0,
+            q0: 1.0 / cfg.s0,
+            overflow_counts: cfg.overflow_counts,
+            capacity: cfg.table_entries.map_or(usize::MAX, |n| n as usize),
+            fingerprint_shift: cfg.fingerprint_bits.map(|b| 64 - b as u32),
+            // The same hash at every port of a run (a switch's hash function), varied by seed.
+            fingerprint_salt: mix64(p.seed ^ 0x6D41_5946_5052_4E54),
+            weighted: cfg.weighted,
+            weights: if cfg.weighted { weights } else { None },
+            weight_changes: HashMap::new(),
+            rate: p.rate.bps(),
+            nu: cfg.nu0,
+            table: HashMap::new(),
+            last_update: 0,
+            offered: 0,
+            utilization: 0.0,
+            rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x004D_4159)),
+            stats: MayStats::default(),
+        }
+    }
+
+    /// The table key of `flow`: its id, or its fingerprint (§II-A).
+    #[inline]
+    fn key(&self, flow: FlowId) -> u64 {
+        match self.fingerprint_shift {
+            None => flow.0 as u64,
+            Some(s) => mix64(flow.0 as u64 ^ self.fingerprint_salt) >> s,
+        }
+    }
+
+    /// The weight MAY divides the drop probability by (1 unless weighted).
+    #[inline]
+    fn weight(&self, flow: FlowId) -> f64 {
+        if !self.weighted {
+            return 1.0;
+        }
+        if let Some(&w) = self.weight_changes.get(&flow.0) {
+            return w;
+        }
+        self.weights
+            .as_ref()
+            .and_then(|w| w.get())
+            .and_then(|w| w.get(flow.idx()).copied())
+            .unwrap_or(1.0)
+    }
+
+    /// Counts a loss of `key`'s flow at `now`: ND + 1 and TS refreshed if it is in H, a new
+    /// entry (δ = 1, ND = 1) otherwise (used for buffer overflows when
+    /// [`MayConfig::overflow_counts`]).
+    fn count_loss(&mut self, key: u64, now: u64) {
+        if let Some(e) = self.table.get_mut(&key) {
+            e.nd += 1;
+            e.ts = Time(now);
+        } else {
+            self.create(key, now);
+        }
+    }
+
+    /// Fig. 1 lines 9–12; false if the bounded table is full.
+    fn create(&mut self, key: u64, now: u64) -> bool {
+        if self.table.len() >= self.capacity {
+            self.stats.entries_refused += 1;
+            return false;
+        }
+        self.table.insert(
+            key,
+            Entry {
+                delta: 1.0,
+                nd: 1,
+                ts: Time(now),
+            },
+        );
+        self.stats.entries_created += 1;
+        self.stats.peak_entries = self.stats.peak_entries.max(self.table.len() as u64);
+        true
+    }
+
+    /// Fig. 1 lines 18–28: run when an arrival finds more than Δ since the last update.
+    fn update(&mut self, now: u64) {
+        // CurrentUtilization: the arrival rate at the FIFO over the capacity (§V: "the control
+        // of ν is rate based ... congestion indicator is arrival rate at the queue").
+        let span = Time(now - self.last_update).as_secs_f64();
+        self.utilization = self.offered as f64 * 8.0 / (self.rate * span);
+        // Line 19, kept at or above 0 (a negative ν would be no probability).
+        self.nu = (self.nu + self.kappa * (self.utilization - self.u0)).max(0.0);
+        let (t0, q_w) = (self.t0, self.q_w);
+        let before = self.table.len();
+        // Lines 20–27 (each entry on its own: the order of the walk does not matter).
+        self.table.retain(|_, e| {
+            if now - e.ts.0 > t0 {
+                false
+            } else {
+                e.delta = (1.0 - q_w) * e.delta + q_w * e.nd as f64;
+                e.nd = 0;
+                true
+            }
+        });
+        self.stats.entries_removed += (before - self.table.len()) as u64;
+        self.stats.updates += 1;
+        self.offered = 0;
+        self.last_update = now; // line 28
+    }
+
+    /// ν now.
+    pub fn nu(&self) -> f64 {
+        self.nu
+    }
+
+    /// The utilization measured over the last update period (0 before the first).
+    pub fn utilization(&self) -> f64 {
+        self.utilization
+    }
+
+    /// Entries in H now.
+    pub fn entries(&self) -> usize {
+        self.table.len()
+    }
+
+    /// SRAM in use now at [`ENTRY_BITS`] per entry (§II-A, §III-D's `80·Z(n)`).
+    pub fn memory_bits(&self) -> u64 {
+        self.table.len() as u64 * ENTRY_BITS
+    }
+
+    /// The entry of `flow` (by its key: a fingerprint's entry is shared), if it is in H.
+    pub fn entry(&self, flow: FlowId) -> Option<Entry> {
+        self.table.get(&self.key(flow)).copied()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> MayStats {
+        self.stats
+    }
+
+    /// §V's estimate of the max-min fair share, x* = 1/ν, in packets per Δ (`None` while
+    /// ν = 0).
+    pub fn fair_share_per_delta(&self) -> Option<f64> {
+        (self.nu > 0.0).then(|| 1.0 / self.nu)
+    }
+
+    /// §V's estimate of the number of flows bottlenecked here: entries with δ > `epsilon`.
+    pub fn bottlenecked(&self, epsilon: f64) -> usize {
+        self.table.values().filter(|e| e.delta > epsilon).count()
+    }
+}
+
+impl Qdisc for May {
+    fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued {
+        let (flow, wire) = {
+            let p = pool.get(id);
+            (p.flow, p.wire)
+        };
+        let now = now.0;
+        let key = self.key(flow);
+        let weight = self.weight(flow);
+        let mut drop = false;
+        // Fig. 1 line 2: is the flow in H?
+        if let Some(e) = self.table.get_mut(&key) {
+            // Lines 3–7: drop with probability ν·δ (capped at 1; weighted: ν·δ/w).
+            let p = (self.nu * e.delta / weight).min(1.0);
+            if p > 0.0 && (p >= 1.0 || self.rng.gen::<f64>() < p) {
+                drop = true;
+                e.nd += 1;
+                e.ts = Time(now);
+                self.stats.table_drops += 1;
+            }
+        } else if self.rng.gen::<f64>() < self.q0 {
+            // Lines 8–16: enter the flow with probability q₀; drop its packet if the link is
+            // busier than u₀.
+            if self.create(key, now) && self.utilization > self.u0 {
+                drop = true;
+                self.stats.entry_drops += 1;
+            }
+        }
+        if !drop {
+            self.offered += wire as u64;
+        }
+        let out = if drop {
+            Enqueued::Dropped
+        } else if self.fifo.bytes + wire as u64 > self.buffer {
+            self.stats.overflow_drops += 1;
+            if self.overflow_counts {
+                self.count_loss(key, now);
+            }
+            Enqueued::Dropped
+        } else {
+            self.fifo.push(id, wire, pool);
+            Enqueued::Queued
+        };
+        // Line 17–18: Update(H) once more than Δ has passed.
+        if now - self.last_update > self.delta {
+            self.update(now);
+        }
+        out
+    }
+
+    fn dequeue(&mut self, pool: &mut PacketPool, _now: Time) -> Option<PacketId> {
+        self.fifo.pop(pool)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes
+    }
+
+    fn packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn on_flow_weight(&mut self, flow: FlowId, _priority: u8, weight: f64) {
+        if self.weighted {
+            self.weight_changes.insert(flow.0, weight);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::packet::pkt::Packet;
+    use crate::ids::LinkId;
+    use crate::units::{Bytes, Rate};
+
+    const MS: u64 = Time::MS;
+
+    /// A port of 8 Mb/s (a 1000-byte packet takes exactly 1 ms) with a large buffer.
+    fn params() -> QdiscParams {
+        QdiscParams {
+            link: LinkId(2),
+            buffer: Bytes(10_000_000),
+            rate: Rate(8_000_000),
+            mtu_wire: Bytes(1000),
+            seed: 11,
+        }
+    }
+
+    /// Δ = 100 ms and T₀ = 300 ms (the paper's ratios do not matter to these tests of single
+    /// lines); the rest as given.
+    fn cfg(s0: f64, nu0: f64) -> MayConfig {
+        MayConfig {
+            delta: Time::from_ms(100),
+            t0: Time::from_ms(300),
+            s0,
+            nu0,
+            ..MayConfig::default()
+        }
+    }
+
+    /// Offers one 1000-byte packet of `flow` at `t` ms (ps precision via `t_ps`); a queued
+    /// packet is sent at once, so the buffer never fills and only MAY drops.
+    fn offer_at(may: &mut May, pool: &mut PacketPool, flow: u32, t_ps: u64) -> Enqueued {
+        let id = pool.alloc(Packet {
+            flow: FlowId(flow),
+            wire: 1000,
+            ..Packet::default()
+        });
+        let out = may.enqueue(id, pool, Time(t_ps));
+        if out == Enqueued::Dropped {
+            pool.release(id);
+        } else {
+            let sent = may.dequeue(pool, Time(t_ps)).unwrap();
+            pool.release(sent);
+        }
+        out
+    }
+
+    #[test]
+    fn new_flows_are_entered_with_probability_one_over_s0_and_not_dropped_below_u0() {
+        // Fig. 1 lines 8–12: a flow not in H is entered with probability q₀ = 1/S₀ = 1/100.
+        // 200,000 one-packet flows: expect 2,000 entries, standard deviation
+        // √(200,000·0.01·0.99) ≈ 44.5; we allow 5σ. The utilization before the first update is
+        // 0 < u₀, so line 13 drops nothing; each entry starts at δ = 1, ND = 1, TS = now.
+        let mut may = May::new(&cfg(100.0, 0.0), &params(), None);
+        let mut pool = PacketPool::new();
+        let mut dropped = 0;
+        for f in 0..200_000u32 {
+            if offer_at(&mut may, &mut pool, f, 7 * MS) == Enqueued::Dropped {
+                dropped += 1;
+            }
+        }
+        let n = may.entries() as f64;
+        assert!((n - 2000.0).abs() < 5.0 * 44.5, "{n} entries");
+        assert_eq!(dropped, 0);
+        assert_eq!(may.stats().entries_created, may.entries() as u64);
+        let entered = (0..200_000u32).find_map(|f| may.entry(FlowId(f))).unwrap();
+        assert_eq!(
+            entered,
+            Entry {
+                delta: 1.0,
+                nd: 1,
+                ts: Time(7 * MS)
+            }
+        );
+    }
+
+    #[test]
+    fn the_entry_packet_is_dropped_only_when_utilization_exceeds_u0() {
+        // Fig. 1 lines 13–15 with S₀ = 1 (every new flow is entered at its first packet).
+        // First period: flow 0 sends one packet per ms at the line rate (8 Mb/s of 1000-byte
+        // packets) for 101 ms; ν₀ = 0, so nothing of flow 0 is dropped once it is in H. The
+        // arrival at 101 ms runs the update: 102 packets over 101 ms, u = 1.0099 > 0.98. A new
+        // flow's first packet is then entered and dropped. In a second, idle period
+        // (at most one packet admitted by 400 ms: u ≤ 0.0034 < 0.98), a new flow is entered
+        // but not dropped.
+        let mut may = May::new(&cfg(1.0, 0.0), &params(), None);
+        let mut pool = PacketPool::new();
+        for t in 0..=101 {
+            assert_eq!(offer_at(&mut may, &mut pool, 0, t * MS), Enqueued::Queued);
+        }
+        let u = may.utilization();
+        assert!((u - 102.0 * 8000.0 / (8e6 * 0.101)).abs() < 1e-9, "{u}");
+        assert_eq!(
+            offer_at(&mut may, &mut pool, 1, 102 * MS),
+            Enqueued::Dropped
+        );
+        assert_eq!(may.stats().entry_drops, 1);
+        assert_eq!(may.entry(FlowId(1)).unwrap().nd, 1);
+        // Flow 0 (in H) at 400 ms runs the next update: one admitted packet at most in 299 ms.
+        offer_at(&mut may, &mut pool, 0, 400 * MS);
+        assert!(may.utilization() < 0.98);
+        assert_eq!(offer_at(&mut may, &mut pool, 3, 401 * MS), Enqueued::Queued);
+        assert!(may.entry(FlowId(3)).is_some(), "entered, not dropped");
+    }
+
+    #[test]
+    fn a_flow_in_h_is_dropped_with_probability_nu_delta_capped_at_one() {
+        // Fig. 1 lines 2–7: with ν = 0.2 and δ = 1 (a fresh entry), 20,000 packets of the flow
+        // within the first period are dropped with probability 0.2 (σ of the fraction
+        // ≈ 0.0028; we allow 0.015). Weighted MAY (fairnet's extension) with w = 2 halves it.
+        // With ν = 3, ν·δ is capped at 1: every packet is dropped.
+        let frac = |nu0: f64, weighted: bool| {
+            let c = MayConfig {
+                weighted,
+                ..cfg(1.0, nu0)
+            };
+            let w = FlowWeights::default();
+            w.set(vec![2.0]).unwrap();
+            let mut may = May::new(&c, &params(), Some(w));
+            let mut pool = PacketPool::new();
+            offer_at(&mut may, &mut pool, 0, 0); // entered: δ = 1, ND = 1
+            let mut dropped = 0u32;
+            for i in 0..20_000u64 {
+                if offer_at(&mut may, &mut pool, 0, i * 1000) == Enqueued::Dropped {
+                    dropped += 1;
+                }
+            }
+            // ND counts every drop of the period (line 5), plus the entry's 1 (line 11).
+            assert_eq!(may.entry(FlowId(0)).unwrap().nd, dropped + 1);
+            dropped as f64 / 20_000.0
+        };
+        let f = frac(0.2, false);
+        assert!((f - 0.2).abs() < 0.015, "{f}");
+        let f = frac(0.2, true);
+        assert!((f - 0.1).abs() < 0.015, "weighted w = 2: {f}");
+        assert_eq!(frac(3.0, false), 1.0);
+    }
+
+    #[test]
+    fn the_update_averages_nd_into_delta_resets_nd_and_moves_nu_by_the_utilization_error() {
+        // ν₀ = 1 and δ = 1 make every packet of an entered flow a drop (ν·δ = 1). Flow 0 is
+        // entered at 0 (ND = 1, admitted: the one packet), its packets at 1..4 ms are dropped
+        // (ND = 5), and its packet at 101 ms is dropped (ND = 6) before that arrival runs the
+        // update (more than Δ = 100 ms since 0). Lines 24–25: δ = 0.95·1 + 0.05·6 = 1.25,
+        // ND = 0. Line 19: u = 1000·8 bits / (8 Mb/s · 0.101 s) = 0.0099 < u₀, so ν falls:
+        // ν = 1 + 0.1·(0.0099 − 0.98).
+        let mut may = May::new(&cfg(1.0, 1.0), &params(), None);
+        let mut pool = PacketPool::new();
+        assert_eq!(offer_at(&mut may, &mut pool, 0, 0), Enqueued::Queued);
+        for t in 1..=4 {
+            assert_eq!(offer_at(&mut may, &mut pool, 0, t * MS), Enqueued::Dropped);
+        }
+        assert_eq!(may.entry(FlowId(0)).unwrap().nd, 5);
+        assert_eq!(
+            offer_at(&mut may, &mut pool, 0, 101 * MS),
+            Enqueued::Dropped
+        );
+        let e = may.entry(FlowId(0)).unwrap();
+        assert!((e.delta - 1.25).abs() < 1e-12, "{e:?}");
+        assert_eq!(e.nd, 0);
+        assert_eq!(e.ts, Time(101 * MS), "line 6: TS = now on a drop");
+        let u = 8000.0 / (8e6 * 0.101);
+        assert!((may.nu() - (1.0 + 0.1 * (u - 0.98))).abs() < 1e-12);
+        assert_eq!(may.stats().updates, 1);
+    }
+
+    #[test]
+    fn nu_rises_above_u0_and_never_goes_below_zero() {
+        // Line 19's sign: at the line rate (u ≈ 1.0099 > 0.98, see above) ν rises by
+        // κ·(u − u₀) from 0; an idle period (u ≈ 0) would take it to 0.1·(0.0099 − 0.98) < 0,
+        // which we keep at 0.
+        let mut may = May::new(&cfg(1e9, 0.0), &params(), None);
+        let mut pool = PacketPool::new();
+        for t in 0..=101 {
+            offer_at(&mut may, &mut pool, 0, t * MS);
+        }
+        let u = may.utilization();
+        assert!(u > 0.98);
+        assert!((may.nu() - 0.1 * (u - 0.98)).abs() < 1e-12, "{}", may.nu());
+        offer_at(&mut may, &mut pool, 0, 1000 * MS);
+        assert!(may.utilization() < 0.01);
+        assert_eq!(may.nu(), 0.0);
+    }
+
+    #[test]
+    fn entries_without_a_drop_for_more_than_t0_are_removed_at_an_update() {
+        // Lines 21–22 with T₀ = 300 ms, Δ = 100 ms, ν = 0 (so no drop refreshes TS). Flow 0 is
+        // entered at 0; flow 1 at 150 ms, then sends every 10 ms. Updates run at the first
+        // arrival more than Δ after the last: 150, 260, 370 ms. At 260 ms flow 0's entry is
+        // 260 ms old (kept); at 370 ms it is 370 ms old (removed), flow 1's 220 ms (kept).
+        let mut may = May::new(&cfg(1.0, 0.0), &params(), None);
+        let mut pool = PacketPool::new();
+        offer_at(&mut may, &mut pool, 0, 0);
+        let mut t = 150;
+        while t <= 360 {
+            offer_at(&mut may, &mut pool, 1, t * MS);
+            t += 10;
+        }
+        assert_eq!(may.stats().updates, 2);
+        assert!(may.entry(FlowId(0)).is_some());
+        offer_at(&mut may, &mut pool, 1, 370 * MS);
+        assert_eq!(may.stats().updates, 3);
+        assert!(may.entry(FlowId(0)).is_none());
+        assert!(may.entry(FlowId(1)).is_some());
+        assert_eq!(may.stats().entries_removed, 1);
+        assert_eq!(may.memory_bits(), ENTRY_BITS);
+    }
+
+    #[test]
+    fn a_full_table_refuses_entries_and_colliding_fingerprints_share_one() {
+        // §II-A options. A table of 2 entries with S₀ = 1: flows 0 and 1 are entered, flow 2 is
+        // refused and its packet passes.
+        let c = MayConfig {
+            table_entries: Some(2),
+            ..cfg(1.0, 0.0)
+        };
+        let mut may = May::new(&c, &params(), None);
+        let mut pool = PacketPool::new();
+        for f in 0..3 {
+            assert_eq!(offer_at(&mut may, &mut pool, f, 0), Enqueued::Queued);
+        }
+        assert_eq!(may.entries(), 2);
+        assert!(may.entry(FlowId(2)).is_none());
+        assert_eq!(may.stats().entries_refused, 1);
+        // 2-bit fingerprints: among 5 flows two share a fingerprint (pigeonhole); entering one
+        // puts the other in H too.
+        let c = MayConfig {
+            fingerprint_bits: Some(2),
+            ..cfg(1.0, 0.0)
+        };
+        let mut may = May::new(&c, &params(), None);
+        let keys: Vec<u64> = (0..5).map(|f| may.key(FlowId(f))).collect();
+        assert!(keys.iter().all(|&k| k < 4));
+        let (a, b) = (0..5)
+            .flat_map(|a| (a + 1..5).map(move |b| (a, b)))
+            .find(|&(a, b)| keys[a] == keys[b])
+            .unwrap();
+        let mut pool = PacketPool::new();
+        offer_at(&mut may, &mut pool, a as u32, 0);
+        assert!(may.entry(FlowId(b as u32)).is_some());
+        assert_eq!(may.entries(), 1);
+    }
+
+    #[test]
+    fn buffer_overflows_count_in_nd_only_when_configured() {
+        // A buffer of one packet, nothing dequeued: the second packet of flow 0 overflows.
+        // Default: no entry (S₀ huge, so no entry by q₀ either). overflow_counts: the loss
+        // enters the flow (δ = 1, ND = 1).
+        for counts in [false, true] {
+            let c = MayConfig {
+                overflow_counts: counts,
+                ..cfg(1e12, 0.0)
+            };
+            let p = QdiscParams {
+                buffer: Bytes(1000),
+                ..params()
+            };
+            let mut may = May::new(&c, &p, None);
+            let mut pool = PacketPool::new();
+            for _ in 0..2 {
+                let id = pool.alloc(Packet {
+                    wire: 1000,
+                    ..Packet::default()
+                });
+                may.enqueue(id, &mut pool, Time::ZERO);
+            }
+            assert_eq!(may.stats().overflow_drops, 1);
+            assert_eq!(may.entry(FlowId(0)).is_some(), counts);
+        }
+    }
+
+    #[test]
+    fn out_of_range_parameters_are_one_line_errors_naming_the_field() {
+        let at = "packet config.qdisc";
+        let bad = |c: MayConfig| c.validate(at).unwrap_err().to_string();
+        let d = MayConfig::default;
+        assert_eq!(
+            bad(MayConfig { u0: 0.0, ..d() }),
+            "packet config.qdisc.u0: must be in (0, 1], got 0"
+        );
+        assert!(bad(MayConfig { u0: 1.2, ..d() }).starts_with("packet config.qdisc.u0:"));
+        assert!(MayConfig { u0: 1.0, ..d() }.validate(at).is_ok());
+        assert!(bad(MayConfig { q_w: 1.0, ..d() }).starts_with("packet config.qdisc.q_w:"));
+        assert!(bad(MayConfig { q_w: 0.0, ..d() }).starts_with("packet config.qdisc.q_w:"));
+        assert_eq!(
+            bad(MayConfig {
+                delta: Time::ZERO,
+                ..d()
+            }),
+            "packet config.qdisc.delta: must be positive"
+        );
+        assert!(bad(MayConfig { s0: 0.5, ..d() }).starts_with("packet config.qdisc.s0:"));
+        assert!(bad(MayConfig { kappa: -0.1, ..d() }).starts_with("packet config.qdisc.kappa:"));
+        assert_eq!(
+            bad(MayConfig {
+                table_entries: Some(0),
+                ..d()
+            }),
+            "packet config.qdisc.table_entries: must be at least 1 entry"
+        );
+        assert!(bad(MayConfig {
+            fingerprint_bits: Some(65),
+            ..d()
+        })
+        .starts_with("packet config.qdisc.fingerprint_bits:"));
+        for e in [
+            bad(MayConfig { nu0: -1.0, ..d() }),
+            bad(MayConfig {
+                t0: Time::ZERO,
+                ..d()
+            }),
+        ] {
+            assert!(!e.contains('\n'), "{e}");
+        }
+        assert!(d().validate(at).is_ok(), "the paper's defaults are valid");
+    }
+}

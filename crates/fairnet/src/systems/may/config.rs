@@ -1,0 +1,132 @@
+//! MAY's parameters (`qdisc = { kind = "may", ... }`): Table I of the paper with the §IV
+//! defaults, the choices the paper leaves open, and the §II-A hardware options.
+
+use crate::error::{Error, Result};
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+/// Configuration of [`super::May`] (`qdisc = { kind = "may", delta = "1s", u0 = 0.98 }`).
+///
+/// Every default is the paper's: "The MAY parameters used in the experiments are: Δ = 1s,
+/// u₀ = 0.98, κ = 0.1, q_w = 0.05, T₀ = 64sec" (§IV) and `S₀ = 1000` (§IV.D, "here we use
+/// S₀ = 1000"). The rest are the choices the paper leaves open (see the module doc of
+/// [`crate::systems::may`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct MayConfig {
+    /// Δ, the length of the update period (Table I; default 1 s, §IV). §V: "Δ should be taken
+    /// to cover several 'typical' RTT values".
+    pub delta: Time,
+    /// u₀, the desired utilization (Table I; default 0.98, §IV). In (0, 1].
+    pub u0: f64,
+    /// κ, the controller gain of ν (Table I, Fig. 1 line 19; default 0.1, §IV). Per update
+    /// period and unit of utilization error; at least 0.
+    pub kappa: f64,
+    /// q_w, the weight of the drop-frequency average (Table I, Fig. 1 line 24; default 0.05,
+    /// §IV). In (0, 1).
+    pub q_w: f64,
+    /// T₀, the time an entry may go without a drop before it is removed (Table I, Fig. 1
+    /// line 21; default 64 s, §IV and §V "Standard value used in Internet measurements").
+    pub t0: Time,
+    /// S₀, packets: a new flow is entered in the table with probability `q₀ = 1/S₀` per packet
+    /// (§II: "drop new-flow's packets with probability (of at most) q₀ = 1/S₀"; default 1000,
+    /// §IV.D). At least 1.
+    pub s0: f64,
+    /// The initial ν (not given by the paper; default 0: no drops of flows already in the table
+    /// until the measured utilization has exceeded u₀). At least 0.
+    pub nu0: f64,
+    /// Whether a packet lost to buffer overflow counts as a drop of its flow (ND + 1 and TS
+    /// refreshed, or a new entry with δ = 1, ND = 1). Not said by the paper; default false:
+    /// Fig. 1 counts only its own drops, and Theorem 3.3's fixed point (Eq. 9) needs
+    /// ND = x·ν·δ.
+    pub overflow_counts: bool,
+    /// §II-A's bounded table: at most this many entries (16K fit in 1 Mbit of SRAM at
+    /// 10 bytes each). When full, a flow drawn for entry is not entered and its packet is not
+    /// dropped (a drop without an entry would be a loss the table cannot remember). Default
+    /// none: unbounded. At least 1.
+    pub table_entries: Option<u32>,
+    /// §II-A's fingerprints: key the table by this many bits of a hash of the flow id (the
+    /// paper's 30) instead of the flow id, so flows whose fingerprints collide share one
+    /// entry. Default none: exact flow ids. 1 to 64.
+    pub fingerprint_bits: Option<u8>,
+    /// **fairnet's extension, not the paper's**: weighted MAY. A packet of a flow of weight
+    /// `w` in the table is dropped with probability ν·δ/w, so the fixed point of Eq. (9)
+    /// becomes x = w/ν — weighted max-min. Default false (the paper's MAY: every weight 1).
+    pub weighted: bool,
+}
+
+impl Default for MayConfig {
+    fn default() -> MayConfig {
+        MayConfig {
+            delta: Time::from_ms(1000),
+            u0: 0.98,
+            kappa: 0.1,
+            q_w: 0.05,
+            t0: Time::from_ms(64_000),
+            s0: 1000.0,
+            nu0: 0.0,
+            overflow_counts: false,
+            table_entries: None,
+            fingerprint_bits: None,
+            weighted: false,
+        }
+    }
+}
+
+impl MayConfig {
+    /// Checks value ranges; `at` is the field path of this table (errors name the field).
+    pub fn validate(&self, at: &str) -> Result<()> {
+        let field = |f: &str| format!("{at}.{f}");
+        if self.delta.0 == 0 {
+            return Err(Error::invalid(field("delta"), "must be positive"));
+        }
+        if !(self.u0 > 0.0 && self.u0 <= 1.0) {
+            return Err(Error::invalid(
+                field("u0"),
+                format!("must be in (0, 1], got {}", self.u0),
+            ));
+        }
+        if !(self.kappa.is_finite() && self.kappa >= 0.0) {
+            return Err(Error::invalid(
+                field("kappa"),
+                format!("must be finite and at least 0, got {}", self.kappa),
+            ));
+        }
+        if !(self.q_w > 0.0 && self.q_w < 1.0) {
+            return Err(Error::invalid(
+                field("q_w"),
+                format!("must be in (0, 1), got {}", self.q_w),
+            ));
+        }
+        if self.t0.0 == 0 {
+            return Err(Error::invalid(field("t0"), "must be positive"));
+        }
+        if !(self.s0.is_finite() && self.s0 >= 1.0) {
+            return Err(Error::invalid(
+                field("s0"),
+                format!("must be at least 1 packet, got {}", self.s0),
+            ));
+        }
+        if !(self.nu0.is_finite() && self.nu0 >= 0.0) {
+            return Err(Error::invalid(
+                field("nu0"),
+                format!("must be finite and at least 0, got {}", self.nu0),
+            ));
+        }
+        if self.table_entries == Some(0) {
+            return Err(Error::invalid(
+                field("table_entries"),
+                "must be at least 1 entry",
+            ));
+        }
+        if let Some(b) = self.fingerprint_bits {
+            if !(1..=64).contains(&b) {
+                return Err(Error::invalid(
+                    field("fingerprint_bits"),
+                    format!("must be 1 to 64, got {b}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

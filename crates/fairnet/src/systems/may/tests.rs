@@ -1,0 +1,386 @@
+//! MAY on the packet engine at small scale: the issue's checks (a CBR flow below and above its
+//! fair share, TCP flows with RTTs spread tenfold on one link, long flows on several
+//! bottlenecks against the oracle, weighted MAY against the weighted oracle, determinism).
+//! Each test states the outcome it expects before asserting it.
+//!
+//! Timers: the paper's (§IV: Δ = 1 s, u₀ = 0.98, κ = 0.1, q_w = 0.05, T₀ = 64 s, S₀ = 1000)
+//! satisfy §V's rules for the RTTs used here (20–200 ms: "Δ should be taken to cover several
+//! 'typical' RTT values"), and minutes of simulated time at 10 Mb/s take well under a second,
+//! so they are not scaled down. (Scaled down by §V's rules — Δ = 250 ms, q_w = 0.1, T₀ = 64·Δ —
+//! on 10 flows of 2 Mb/s, ν, driven by a utilization measured over a quarter second, swung
+//! between 0 and three times its mean, and Jain's index stayed near 0.85; see
+//! docs/systems/may.md.) The one change: q_w = 0.1 (the upper end of §V's range
+//! "q_w ∈ [0.01, 0.1]") in the CBR test, so the shut-out CBR flow's δ, which grows by the factor
+//! 1 − q_w + q_w·x·ν per Δ (Theorem 3.2), reaches 1/ν within the run.
+//!
+//! Fair shares are kept near the paper's (Fig. 5: 0.8 Mb/s, about 100 packets a second): 12
+//! flows on 10 Mb/s.
+
+use super::MayConfig;
+use crate::alloc::{waterfill, Problem};
+use crate::engine::packet::{CcContext, FlowPaths, PacketResults, PortInfo, SchemeSet, Transport};
+use crate::error::Result;
+use crate::ids::NodeId;
+use crate::metrics::jain_index;
+use crate::registry::{
+    AgentImpl, Builtin, CcImpl, PacketConfig, QdiscConfig, QdiscImpl, TransportKind,
+};
+use crate::topo::{may_fig6, LinkSpec, Routing, Topology};
+use crate::units::{Bytes, Rate, Time};
+use crate::workload::{routed_problem, FlowSpec};
+
+const LONG: Bytes = Bytes(1 << 50);
+/// Payload and header of §IV's 1000-byte packets (TCP-SACK, "a packet size 1000B").
+const MTU: Bytes = Bytes(1000);
+const HEADER: Bytes = Bytes(40);
+
+/// MAY with the paper's parameters and the averaging weight `q_w`.
+fn may_paper(q_w: f64) -> MayConfig {
+    MayConfig {
+        q_w,
+        ..MayConfig::default()
+    }
+}
+
+/// §IV's transports: TCP with SACK and delayed ACKs (NewReno's window, no ECN), 1000-byte
+/// packets; WAN timers (200 ms minimum RTO, ns-2's 100 ms delayed-ACK timer).
+fn wan_config(may: MayConfig, seed: u64) -> PacketConfig {
+    let mut c = PacketConfig {
+        mtu: MTU,
+        header: HEADER,
+        transport: TransportKind::Reno,
+        qdisc: QdiscConfig::May(may),
+        seed,
+        ..PacketConfig::default()
+    };
+    c.tcp.sack = true;
+    c.tcp.delayed_ack = true;
+    c.tcp.delayed_ack_timeout = Time::from_ms(100);
+    c.tcp.min_rto = Time::from_ms(200);
+    c.tcp.initial_rto = Time::from_ms(1000);
+    c.tcp.max_rto = Time::from_ms(60_000);
+    c
+}
+
+/// One bottleneck `a → b` of `rate` with a 100-packet buffer; host pair `i` reaches it over
+/// access links (100 Mb/s) whose delays make its RTT `rtts[i]` (the bottleneck and the
+/// receiver's link add 1 ms each way).
+fn one_link(rate: Rate, rtts: &[Time]) -> Topology {
+    let mut t = Topology::new();
+    let senders: Vec<NodeId> = (0..rtts.len())
+        .map(|i| t.add_host(format!("s{i}")))
+        .collect();
+    let receivers: Vec<NodeId> = (0..rtts.len())
+        .map(|i| t.add_host(format!("r{i}")))
+        .collect();
+    let a = t.add_switch("a");
+    let b = t.add_switch("b");
+    let buffer = Bytes(100 * (MTU.0 + HEADER.0));
+    t.add_duplex(a, b, LinkSpec::new(rate, Time::from_ms(1), buffer))
+        .unwrap();
+    for (i, rtt) in rtts.iter().enumerate() {
+        let access = Time(rtt.0 / 2 - Time::from_ms(2).0);
+        let fast = Rate(100_000_000);
+        t.add_duplex(senders[i], a, LinkSpec::new(fast, access, Bytes(1_000_000)))
+            .unwrap();
+        t.add_duplex(
+            b,
+            receivers[i],
+            LinkSpec::new(fast, Time::from_ms(1), Bytes(1_000_000)),
+        )
+        .unwrap();
+    }
+    t
+}
+
+/// `n` RTTs evenly spread from 20 ms to 200 ms (tenfold).
+fn rtts(n: usize) -> Vec<Time> {
+    (0..n)
+        .map(|i| Time::from_ms(20 + (180 * i as u64) / (n as u64 - 1).max(1)))
+        .collect()
+}
+
+/// The registered schemes, except that the flows listed in `cbr` send at a constant rate
+/// (the engine's UDP) instead of TCP: §IV.C mixes one CBR flow with TCP flows.
+struct WithCbr {
+    inner: Builtin,
+    cbr: Vec<(usize, Rate)>,
+}
+
+impl SchemeSet for WithCbr {
+    type Cc = CcImpl;
+    type Qdisc = QdiscImpl;
+    type Agent = AgentImpl;
+    fn prepare(&mut self, flows: &FlowPaths<'_>) -> Result<()> {
+        self.inner.prepare(flows)
+    }
+    fn transport(&self, i: usize, flow: &FlowSpec, ctx: &CcContext) -> Result<Transport<CcImpl>> {
+        match self.cbr.iter().find(|(j, _)| *j == i) {
+            Some(&(_, rate)) => Ok(Transport::ConstantRate(rate)),
+            None => self.inner.transport(i, flow, ctx),
+        }
+    }
+    fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
+        self.inner.qdisc(port)
+    }
+    fn port_agent(&self, port: &PortInfo) -> Result<Option<AgentImpl>> {
+        self.inner.port_agent(port)
+    }
+}
+
+/// Runs `flows` on `topo` (flows in `cbr` at a constant rate) and returns the records at
+/// `from` and at `to`.
+fn run(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    cfg: PacketConfig,
+    cbr: Vec<(usize, Rate)>,
+    from: Time,
+    to: Time,
+) -> (PacketResults, PacketResults) {
+    let engine = cfg.engine();
+    let set = WithCbr {
+        inner: Builtin::new(cfg).unwrap(),
+        cbr,
+    };
+    let mut sim = crate::engine::packet::PacketSim::new(topo, flows, engine, set).unwrap();
+    let a = sim.run_until(from).unwrap();
+    let b = sim.run_until(to).unwrap();
+    assert!(b.conservation.holds(), "{:?}", b.conservation);
+    (a, b)
+}
+
+/// Wire throughput (bit/s) of every flow between two snapshots.
+fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
+    let dt = (b.now - a.now).as_secs_f64();
+    let wire = (MTU.0 + HEADER.0) as f64 / MTU.0 as f64;
+    a.flows
+        .iter()
+        .zip(&b.flows)
+        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * wire / dt)
+        .collect()
+}
+
+/// Flows from sender `i` to receiver `n + i` of [`one_link`], all long, starting within the
+/// first 100 ms.
+fn pair_flows(n: usize) -> Vec<FlowSpec> {
+    (0..n)
+        .map(|i| {
+            FlowSpec::new(
+                NodeId(i as u32),
+                NodeId((n + i) as u32),
+                LONG,
+                Time::from_ms(10 * i as u64),
+            )
+        })
+        .collect()
+}
+
+/// The oracle's weighted max-min rates (bit/s) of `flows` on `topo`.
+fn oracle(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
+    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+    let weights = flows.iter().map(|f| f.weight).collect();
+    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
+    waterfill::solve(&Problem::new(p).unwrap()).rates
+}
+
+#[test]
+fn a_cbr_flow_below_the_fair_share_keeps_its_rate_and_one_above_is_shut_out() {
+    // Theorem 3.2 on one 10 Mb/s MAY link: 11 TCP flows (RTTs 20–200 ms) and one CBR flow; the
+    // fair share is u₀·C/12 ≈ 0.82 Mb/s. At half of it the CBR flow's δ decays (factor
+    // 1 − q_w + q_w·x·ν ≈ 0.95 per Δ), so it loses only a few packets after each entry:
+    // expected ≥ 95% of its rate delivered over 100–200 s. At 1.5 times it δ grows by ≈ 1.05 per
+    // Δ until ν·δ ≥ 1 (within ~90 s of its entry), after which its packets are dropped
+    // whenever ν is near its mean: expected ≤ 15% of its rate delivered over 100–200 s (a
+    // measured bound, seed 1: ~8%; packets pass while ν dips below 1/δ).
+    let n = 12;
+    let c = Rate(10_000_000);
+    let topo = one_link(c, &rtts(n));
+    let flows = pair_flows(n);
+    let fair = 0.98 * c.bps() / n as f64;
+    for (factor, keeps) in [(0.5, true), (1.5, false)] {
+        let rate = Rate((factor * fair) as u64);
+        let (a, b) = run(
+            &topo,
+            &flows,
+            wan_config(may_paper(0.1), 1),
+            vec![(0, rate)],
+            Time::from_ms(100_000),
+            Time::from_ms(200_000),
+        );
+        let got = throughput(&a, &b)[0] / rate.bps();
+        if keeps {
+            assert!(
+                got >= 0.95,
+                "CBR at 0.5× fair share delivered {got} of its rate"
+            );
+        } else {
+            assert!(
+                got <= 0.15,
+                "CBR at 1.5× fair share delivered {got} of its rate"
+            );
+        }
+    }
+}
+
+#[test]
+fn tcp_flows_with_rtts_spread_tenfold_share_one_may_link_fairly() {
+    // Corollary 3.1 (§IV.A's experiment at a tenth of the flows): 12 long TCP flows with RTTs
+    // 20–200 ms on one 10 Mb/s MAY link. Under drop-tail TCP's rate goes as 1/RTT (the
+    // square-root formula); MAY's drops make every flow's rate u₀C/N whatever its RTT.
+    // Expected: Jain's index of the throughputs over 50–150 s ≥ 0.95 (the issue's bound; the
+    // paper measured 0.993 for 100 flows), and the link at least 90% busy.
+    let n = 12;
+    let c = Rate(10_000_000);
+    let topo = one_link(c, &rtts(n));
+    let flows = pair_flows(n);
+    let (a, b) = run(
+        &topo,
+        &flows,
+        wan_config(may_paper(0.05), 1),
+        vec![],
+        Time::from_ms(50_000),
+        Time::from_ms(150_000),
+    );
+    let x = throughput(&a, &b);
+    let j = jain_index(&x, None);
+    assert!(j >= 0.95, "Jain {j}: {x:?}");
+    let total: f64 = x.iter().sum();
+    assert!(total >= 0.9 * c.bps(), "total {total}");
+}
+
+/// Fig. 6's network (24 nodes, 10 Mb/s, 100-packet buffers) with 2 flows per pattern instead
+/// of 5 (hosts 1 and 2 of each group: RTTs 0.2–0.5 s), so the test stays short; the shares are
+/// still set by three bottlenecks in a chain.
+fn fig6_flows(weights: impl Fn(usize) -> f64) -> (Topology, Vec<FlowSpec>) {
+    let fig = may_fig6().unwrap();
+    let flows = fig
+        .flows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 5 < 2)
+        .enumerate()
+        .map(|(k, (_, &(s, d)))| {
+            let mut f = FlowSpec::new(s, d, LONG, Time::from_ms(10 * k as u64));
+            f.weight = weights(k);
+            f
+        })
+        .collect();
+    (fig.topology, flows)
+}
+
+/// Rates (bit/s) over 60–180 s of `flows` on `topo` with queueing discipline `qdisc`.
+fn rates(topo: &Topology, flows: &[FlowSpec], qdisc: QdiscConfig) -> Vec<f64> {
+    let mut cfg = wan_config(MayConfig::default(), 3);
+    cfg.qdisc = qdisc;
+    let (a, b) = run(
+        topo,
+        flows,
+        cfg,
+        vec![],
+        Time::from_ms(60_000),
+        Time::from_ms(180_000),
+    );
+    throughput(&a, &b)
+}
+
+/// MAY with the paper's parameters, counting buffer overflows in ND (an option; with Fig. 6's
+/// 100-packet buffers and RTTs up to 0.5 s most losses are overflows, and without them the
+/// link's utilization stays below u₀ so ν stays near 0), weighted or not.
+fn may_fig6_cfg(weighted: bool) -> QdiscConfig {
+    QdiscConfig::May(MayConfig {
+        overflow_counts: true,
+        weighted,
+        ..MayConfig::default()
+    })
+}
+
+#[test]
+fn long_flows_on_several_bottlenecks_get_near_the_oracles_max_min_rates() {
+    // Theorem 3.3: with MAY at every link, each flow's rate is 1/ν at its bottleneck, i.e.
+    // max-min fair. On Fig. 6's chain (2 flows per pattern) the oracle gives 1.25 Mb/s to the 8
+    // flows crossing c2 → c3 and 2.5 Mb/s to the 4 that cross only c1 → c2 or c3 → c4 — rates
+    // that differ by flow, so Jain's index against them (Eq. 10) checks the allocation, not
+    // just equality. Expected: MAY's index closer to 1 than drop-tail's on the same network
+    // (the claim of Fig. 7, where RED gets 0.731), and at least 0.85 (a measured bound, seed 3:
+    // ~0.91; the paper's 0.985 is for all 30 flows, which we do not reach: see
+    // docs/systems/may.md).
+    let (topo, flows) = fig6_flows(|_| 1.0);
+    let want = oracle(&topo, &flows);
+    let x = rates(&topo, &flows, may_fig6_cfg(false));
+    let j = jain_index(&x, Some(&want));
+    let tail = rates(&topo, &flows, QdiscConfig::DropTail);
+    let j_tail = jain_index(&tail, Some(&want));
+    assert!(j > j_tail, "MAY {j} vs drop-tail {j_tail}");
+    assert!(j >= 0.85, "Jain vs oracle {j}: got {x:?}, oracle {want:?}");
+}
+
+#[test]
+fn weighted_may_moves_the_rates_towards_the_weighted_oracle() {
+    // fairnet's extension: dropping with probability ν·δ/w makes the fixed point x = w/ν.
+    // Weights 1, 2, 3 cycled over the flows of Fig. 6's chain (2 flows per pattern); the
+    // weighted oracle's rates differ from the unweighted ones. Expected: against the weighted
+    // oracle, weighted MAY's rates have a higher Jain index than unweighted MAY's on the same
+    // flows (the weights moved the allocation towards weighted max-min), and at least 0.8 (a
+    // measured bound, seed 3: ~0.85).
+    let w = |k: usize| [1.0, 2.0, 3.0][k % 3];
+    let (topo, flows) = fig6_flows(w);
+    let want = oracle(&topo, &flows);
+    let x = rates(&topo, &flows, may_fig6_cfg(true));
+    let j = jain_index(&x, Some(&want));
+    let plain = rates(&topo, &flows, may_fig6_cfg(false));
+    let j_plain = jain_index(&plain, Some(&want));
+    assert!(j > j_plain, "weighted {j} vs unweighted {j_plain}");
+    assert!(
+        j >= 0.8,
+        "Jain vs weighted oracle {j}: got {x:?}, oracle {want:?}"
+    );
+}
+
+#[test]
+fn same_seed_same_output_and_a_different_seed_differs() {
+    // MAY draws from one seeded generator per port: the same inputs and seed give identical
+    // records; another seed changes the drops.
+    let topo = one_link(Rate(20_000_000), &rtts(4));
+    let flows = pair_flows(4);
+    let go = |seed| {
+        run(
+            &topo,
+            &flows,
+            wan_config(may_paper(0.05), seed),
+            vec![],
+            Time::from_ms(1_000),
+            Time::from_ms(8_000),
+        )
+        .1
+    };
+    let (a, b, c) = (go(5), go(5), go(6));
+    assert_eq!(a, b);
+    assert_ne!(a.links, c.links);
+}
+
+#[test]
+fn the_scenario_names_may_and_bad_parameters_are_one_line_errors() {
+    let c = PacketConfig::from_toml_str(
+        "qdisc = { kind = \"may\", delta = \"500ms\", u0 = 0.95, s0 = 500 }",
+    )
+    .unwrap();
+    let QdiscConfig::May(m) = c.qdisc else {
+        panic!("not MAY: {:?}", c.qdisc)
+    };
+    assert_eq!(m.delta, Time::from_ms(500));
+    assert_eq!((m.u0, m.s0, m.q_w), (0.95, 500.0, 0.05));
+    let e = PacketConfig::from_toml_str("qdisc = { kind = \"may\", u0 = 1.5 }").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "packet config.qdisc.u0: must be in (0, 1], got 1.5"
+    );
+    let e =
+        PacketConfig::from_toml_str("qdisc = { kind = \"may\", table_entries = 0 }").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "packet config.qdisc.table_entries: must be at least 1 entry"
+    );
+    let e = PacketConfig::from_toml_str("qdisc = { kind = \"may\", nu = 1 }").unwrap_err();
+    assert!(e.to_string().contains("unknown field `nu`"), "{e}");
+}
