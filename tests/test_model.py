@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -283,8 +284,10 @@ def test_a_model_that_blows_up_exits_2_and_says_where(
         "engine": "model",
         "failure": "the solution blows up at t = 1.000000e0 s: y = 1.496e11",
         "interrupted": False,
+        "files": ["model.parquet", "summary.json"],
     }
-    monkeypatch.setattr(fairnet.runner, "run_scenario", lambda *a, **k: summary)
+    results = SimpleNamespace(summary=summary, provenance={"wall_seconds": 0.1})
+    monkeypatch.setattr(fairnet.runner, "run", lambda *a, **k: results)
     scenario = tmp_path / "m.toml"
     scenario.write_text(DCTCP_TOML)
     monkeypatch.setattr(sys, "argv", ["fairnet", "run", str(scenario), "-o", str(tmp_path)])

@@ -305,7 +305,7 @@ def run_cmd(
     if summary["engine"] == "model":
         from fairnet.model import print_run_line
 
-        print_run_line(summary, outdir)
+        print_run_line(summary, outdir, results.provenance["wall_seconds"])
         return
     sd = summary["slowdown"]
     console.print(

@@ -235,21 +235,16 @@ def _plot(table: pa.Table, outdir: Path, title: str) -> Path | None:
     return paths[0]
 
 
-def print_run_line(summary: dict[str, Any], outdir: Path) -> None:
-    """The CLI's line for a finished model run."""
+def print_run_line(summary: dict[str, Any], outdir: Path, wall_seconds: float) -> None:
+    """The CLI's line for a finished model run (``wall_seconds`` from its provenance)."""
     from fairnet.report import console
 
     c = summary["counters"]
     m = summary.get("model", {})
     console.print(
         f"model engine: {summary['simulated_seconds'] * 1e3:.3f} ms simulated in "
-        f"{summary['wall_seconds']:.3f} s wall, {c['steps']:,.0f} steps "
+        f"{wall_seconds:.3f} s wall, {c['steps']:,.0f} steps "
         f"({c['rejected_steps']:,.0f} rejected), {m.get('samples', 0):,} samples of "
         f"{m.get('outputs', 0):,} outputs"
     )
-    series = "".join(
-        f", {name}" for name in ("rates.parquet", "queues.parquet") if (outdir / name).exists()
-    )
-    console.print(
-        f"wrote {outdir}/ (model.parquet, summary.json, model.png/svg, report.html{series})"
-    )
+    console.print(f"wrote {outdir}/ ({', '.join(summary['files'])})", soft_wrap=True)

@@ -353,7 +353,8 @@ def check_memory(
     before a run with no flows. Returns the estimate (``flows``, ``total_bytes``, ...)."""
     est = dict(_core.estimate_memory(doc_json, str(base_dir)))
     doc = json.loads(doc_json)
-    if est["flows"] == 0 and "matrix" not in doc:
+    is_model = (doc.get("engine") or {}).get("kind") == "model"
+    if est["flows"] == 0 and "matrix" not in doc and not is_model:
         workload = doc.get("workload") or {}
         field = "workload.flows = 0" if workload.get("kind") == "poisson" else "workload"
         warn(f"{field}: the workload has no flows, nothing will run")
