@@ -21,7 +21,9 @@
 //! | [`red`] | RED, gentle RED, Adaptive RED | qdisc |
 //! | [`sched`] | strict priority, DRR, WRR | qdisc |
 //! | [`int`] | HPCC's in-band network telemetry | port agent |
+//! | [`acdc`] | AC/DC TCP (SIGCOMM 2016) and the virtual congestion control core WVCC shares | host shim |
 
+pub mod acdc;
 pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;

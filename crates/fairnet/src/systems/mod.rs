@@ -4,6 +4,8 @@
 //!
 //! - [`soze`]: Söze's sender on the packet engine and its §5.1 weight policies.
 //! - [`sperc`]: s-PERC, n-PERC, *Fair* and s-PERC* on the rounds engine.
+//! - [`uranus`]: WVCC, Uranus's weighted virtual congestion control shim.
 
 pub mod soze;
 pub mod sperc;
+pub mod uranus;
