@@ -119,7 +119,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         ),
         note="Shares: each active flow's mean throughput over the phase's second half, as a "
         "fraction of the link. Paper (§5.1.2): shares 1/6, 1/3, 1/2 (plots); convergence "
-        "'similar to that of DCTCP … 20-30 ms at 1Gbps, and 80-150 ms at 10 Gbps'.",
+        "'similar to that of DCTCP ... 20-30 ms at 1Gbps, and 80-150 ms at 10 Gbps'.",
     )
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11.0, 6.4))
