@@ -10,7 +10,8 @@
 //! Adding a scheme: write its file (its type, its config with defaults citing their source,
 //! its tests), then here one variant of the enum of its kind, one arm of that enum's
 //! `dispatch!`, its name in [`PacketConfig`]'s choice (`TransportKind`, `QdiscConfig` or
-//! `PortAgentConfig`) and one arm in [`Builtin`]'s constructor. Nothing under
+//! `PortAgentConfig`) and one arm in [`Builtin`]'s constructor; a host shim (boxed, no enum)
+//! its name in [`HostShimKind`] and one arm in [`Builtin`]'s `host_shim`. Nothing under
 //! `crate::engine` changes.
 
 pub mod agent;
@@ -19,6 +20,7 @@ pub mod cc;
 pub mod packet_config;
 pub mod qdisc;
 pub mod rounds;
+pub mod shim;
 
 #[cfg(test)]
 mod tests_control;
@@ -29,10 +31,12 @@ pub use agent::{AgentImpl, PortAgentConfig};
 pub use cc::CcImpl;
 pub use packet_config::{PacketConfig, TcpConfig, TransportKind};
 pub use qdisc::{QdiscConfig, QdiscImpl};
+pub use shim::HostShimKind;
 
+use crate::engine::packet::host::HostShim;
 use crate::engine::packet::{CcContext, FlowPaths, PortInfo, SchemeSet, Transport};
 use crate::error::Result;
-use crate::ids::LinkId;
+use crate::ids::{LinkId, NodeId};
 use crate::schemes::cubic::Cubic;
 use crate::schemes::dcqcn::Dcqcn;
 use crate::schemes::dctcp::{Dctcp, Reno};
@@ -107,6 +111,9 @@ impl SchemeSet for Builtin {
             let _ = self
                 .may_weights
                 .set(net.flows.iter().map(|f| f.weight).collect());
+        }
+        if self.cfg.host_shim == HostShimKind::Acdc {
+            self.cfg.acdc.check_flows(net.flows)?;
         }
         if self.cfg.transport != TransportKind::Soze {
             return Ok(());
@@ -202,6 +209,16 @@ impl SchemeSet for Builtin {
                 self.cfg.control.reserved(),
                 rate,
             )?)),
+        })
+    }
+
+    fn host_shim(&self, _node: NodeId) -> Result<Option<Box<dyn HostShim>>> {
+        let cfg = &self.cfg;
+        let (mss, init_cwnd) = (cfg.mtu.0, cfg.tcp.init_cwnd as u64 * cfg.mtu.0);
+        Ok(match cfg.host_shim {
+            HostShimKind::None => None,
+            HostShimKind::Wvcc => Some(Box::new(cfg.wvcc.build(mss, init_cwnd))),
+            HostShimKind::Acdc => Some(Box::new(cfg.acdc.build(mss, init_cwnd))),
         })
     }
 }

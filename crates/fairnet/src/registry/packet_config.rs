@@ -9,6 +9,7 @@
 //! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
+//! host_shim = "none"       # none | wvcc | acdc (hypervisor shims over the transport)
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -22,15 +23,19 @@
 //! m = 0.25
 //! [hpcc]                   # transport = "hpcc" (crate::schemes::hpcc::HpccConfig)
 //! eta = 0.95
+//! [wvcc]                   # host_shim = "wvcc" (crate::systems::uranus::wvcc::WvccConfig)
+//! g = 0.0625
 //! ```
 
 use super::qdisc::QdiscConfig;
+use super::shim::HostShimKind;
 use super::PortAgentConfig;
 use crate::engine::packet::{
     ControlConfig, EngineConfig, HostNic, QdelaySignal, RecordConfig, RoutingMode,
     SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
 };
 use crate::error::{Error, Result};
+use crate::schemes::acdc::AcdcConfig;
 use crate::schemes::dcqcn::DcqcnConfig;
 use crate::schemes::delay_aimd::DelayAimdConfig;
 use crate::schemes::hpcc::HpccConfig;
@@ -39,6 +44,7 @@ use crate::schemes::rcp::RcpConfig;
 use crate::schemes::timely::TimelyConfig;
 use crate::systems::soze::SozeConfig;
 use crate::systems::sperc::packet::SPercPacketConfig;
+use crate::systems::uranus::wvcc::WvccConfig;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -159,6 +165,8 @@ pub struct PacketConfig {
     pub qdisc: QdiscConfig,
     /// Agent of every port.
     pub port_agent: PortAgentConfig,
+    /// Hypervisor shim of every host (default none).
+    pub host_shim: HostShimKind,
     /// Equal-cost path choice.
     pub routing: RoutingMode,
     /// Seed of the ECMP hashes (and of any randomness later schemes add).
@@ -200,6 +208,10 @@ pub struct PacketConfig {
     /// A buffer shared by the egress ports of each switch, on top of each port's own limit
     /// (the link's `buffer`). Default none: ports have only their own buffers.
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// WVCC's parameters (used with `host_shim = "wvcc"`).
+    pub wvcc: WvccConfig,
+    /// AC/DC's parameters (used with `host_shim = "acdc"`).
+    pub acdc: AcdcConfig,
 }
 
 impl Default for PacketConfig {
@@ -212,6 +224,7 @@ impl Default for PacketConfig {
             udp_rate: None,
             qdisc: QdiscConfig::DropTail,
             port_agent: PortAgentConfig::None,
+            host_shim: HostShimKind::None,
             routing: RoutingMode::Ecmp,
             seed: 0,
             qdelay_lpf: None,
@@ -229,6 +242,8 @@ impl Default for PacketConfig {
             timely: TimelyConfig::default(),
             control: ControlConfig::default(),
             sperc: SPercPacketConfig::default(),
+            wvcc: WvccConfig::default(),
+            acdc: AcdcConfig::default(),
         }
     }
 }
@@ -351,6 +366,8 @@ impl PacketConfig {
         self.rcp.validate(&at("rcp"))?;
         self.timely.validate(&at("timely"))?;
         self.sperc.validate(&at("sperc"))?;
+        self.wvcc.validate(&at("wvcc"))?;
+        self.acdc.validate(&at("acdc"))?;
         if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
             return Err(Error::invalid(
                 at("port_agent"),

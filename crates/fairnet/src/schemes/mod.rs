@@ -23,9 +23,11 @@
 //! | [`sched`] | strict priority, DRR, WRR | qdisc |
 //! | [`las`] | least attained service (Rai et al., IEEE Network 2005) | qdisc |
 //! | [`int`] | HPCC's in-band network telemetry | port agent |
+//! | [`acdc`] | AC/DC TCP (SIGCOMM 2016) and the virtual congestion control core WVCC shares | host shim |
 //! | [`dctcp_fluid`] | DCTCP's fluid model (Alizadeh, Javanmard, Prabhakar, SIGMETRICS 2011) | model |
 //! | [`chiu_jain`] | Chiu and Jain's AIMD map (1989) | model |
 
+pub mod acdc;
 pub mod chiu_jain;
 pub mod cubic;
 pub mod dcqcn;

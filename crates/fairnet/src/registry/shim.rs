@@ -1,0 +1,23 @@
+//! The host shims a scenario can name (`host_shim = "wvcc"`): hypervisor layers between the
+//! guests' transports and the NIC, built per host by [`super::Builtin`].
+
+use serde::{Deserialize, Serialize};
+
+/// Which shim every host runs.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum HostShimKind {
+    /// No shim (the guests' transports reach the NIC directly).
+    #[default]
+    None,
+    /// Uranus's weighted virtual congestion control
+    /// ([`crate::systems::uranus::wvcc::Wvcc`], [`super::PacketConfig::wvcc`]): each flow's
+    /// weight sets its share. Use with ECN marking at the switches.
+    Wvcc,
+    /// AC/DC TCP with per-flow priorities β = the flows' weights, in (0, 1]
+    /// ([`crate::schemes::acdc::Acdc`], [`super::PacketConfig::acdc`]). Use with ECN marking
+    /// at the switches.
+    Acdc,
+}
