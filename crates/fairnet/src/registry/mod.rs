@@ -60,8 +60,9 @@ pub struct Builtin {
     cfg: PacketConfig,
     /// Söze's `(α, β)` shared by every flow, derived in [`SchemeSet::prepare`].
     soze_range: Option<(f64, f64)>,
-    /// The flows' weights by flow id, for weighted MAY's ports: handed to them when they are
-    /// built, filled in [`SchemeSet::prepare`] (which runs after).
+    /// The flows' weights by flow id, for weighted MAY's ports: filled in
+    /// [`SchemeSet::prepare`] (which runs before the ports are built), one vector shared by
+    /// every port.
     may_weights: FlowWeights,
 }
 

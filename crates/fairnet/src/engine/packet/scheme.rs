@@ -64,9 +64,9 @@ pub trait SchemeSet {
     /// Port agent ([`super::PacketSim::set_port_agent`] converts a boxed one).
     type Agent: PortAgent + From<Box<dyn PortAgent>>;
 
-    /// Called once, after every flow is routed and before any transport is built: a scheme
-    /// whose flows share a parameter derived from the whole flow set computes it here.
-    /// Default: nothing.
+    /// Called once, after every flow is routed and before any port or transport is built: a
+    /// scheme whose flows or ports share a parameter derived from the whole flow set (a range
+    /// every flow uses, the flows' weights at every port) computes it here. Default: nothing.
     fn prepare(&mut self, _flows: &FlowPaths<'_>) -> Result<()> {
         Ok(())
     }

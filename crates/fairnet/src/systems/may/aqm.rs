@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// The flows' weights by flow id, for weighted MAY: shared by every port of a run and filled
-/// once the flows are known (the engine builds the ports first).
+/// by the registry's `prepare`, which the engine calls before it builds the ports.
 pub type FlowWeights = Arc<OnceLock<Vec<f64>>>;
 
 /// Bits of SRAM per table entry (§II-A: "The size of MAY hash table entry can be made to be 10

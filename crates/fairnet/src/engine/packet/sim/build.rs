@@ -33,7 +33,6 @@ impl<S: SchemeSet> PacketSim<S> {
                 ),
             ));
         }
-        let mut ports = Vec::with_capacity(topo.num_links());
         for (i, l) in topo.links().iter().enumerate() {
             if l.buffer < mtu_wire {
                 return Err(Error::invalid(
@@ -44,37 +43,6 @@ impl<S: SchemeSet> PacketSim<S> {
                     ),
                 ));
             }
-            let link = LinkId(i as u32);
-            let info = PortInfo {
-                queue: QdiscParams {
-                    link,
-                    buffer: l.buffer,
-                    rate: l.capacity,
-                    mtu_wire,
-                    seed: cfg.seed,
-                },
-                host_nic: topo.is_host(l.src),
-            };
-            ports.push(Port {
-                link,
-                node: l.src,
-                to: l.dst,
-                rate: l.capacity,
-                delay: l.delay.0,
-                buffer: l.buffer,
-                host_nic: info.host_nic,
-                qdisc: schemes.qdisc(&info)?,
-                agent: schemes.port_agent(&info)?.map(Box::new),
-                ctrl: None,
-                busy_until: 0,
-                wake_pending: false,
-                stats: PortStats::default(),
-                tx_cache: (0, 0),
-                wire_head: NO_PACKET,
-                wire_tail: NO_PACKET,
-                lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
-                acks: VecDeque::new(),
-            });
         }
 
         let mut host_of_node = vec![NO_HOST; n_nodes];
@@ -243,6 +211,43 @@ impl<S: SchemeSet> PacketSim<S> {
             paths: &paths,
             data: &data_routes,
         })?;
+
+        // Ports after `prepare`: a discipline or agent may use what the scheme set derived
+        // from every routed flow (e.g. the flows' weights).
+        let mut ports = Vec::with_capacity(topo.num_links());
+        for (i, l) in topo.links().iter().enumerate() {
+            let link = LinkId(i as u32);
+            let info = PortInfo {
+                queue: QdiscParams {
+                    link,
+                    buffer: l.buffer,
+                    rate: l.capacity,
+                    mtu_wire,
+                    seed: cfg.seed,
+                },
+                host_nic: topo.is_host(l.src),
+            };
+            ports.push(Port {
+                link,
+                node: l.src,
+                to: l.dst,
+                rate: l.capacity,
+                delay: l.delay.0,
+                buffer: l.buffer,
+                host_nic: info.host_nic,
+                qdisc: schemes.qdisc(&info)?,
+                agent: schemes.port_agent(&info)?.map(Box::new),
+                ctrl: None,
+                busy_until: 0,
+                wake_pending: false,
+                stats: PortStats::default(),
+                tx_cache: (0, 0),
+                wire_head: NO_PACKET,
+                wire_tail: NO_PACKET,
+                lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
+                acks: VecDeque::new(),
+            });
+        }
 
         let mut states = Vec::with_capacity(flows.len());
         for (i, (f, &r)) in flows.iter().zip(&routes).enumerate() {
