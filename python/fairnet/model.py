@@ -19,6 +19,7 @@ import numpy as np
 
 from fairnet import _core
 from fairnet.errors import InputError
+from fairnet.runner import check_finite
 
 if TYPE_CHECKING:
     import polars as pl
@@ -46,18 +47,6 @@ def _duration(value: float | str, field: str) -> str:
     if value < 0:
         raise InputError(f"{field}: must not be negative, got {value!r}")
     return f"{float(value)!r}s"
-
-
-def _check_finite(value: Any, path: str) -> None:
-    """Non-finite floats cannot travel as JSON: name the field instead."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{path}: must be a finite number, got {value!r}")
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _check_finite(v, f"{path}.{k}")
-    elif isinstance(value, list | tuple):
-        for i, v in enumerate(value):
-            _check_finite(v, f"{path}[{i}]")
 
 
 def model_document(
@@ -100,7 +89,7 @@ def model_document(
             engine[key] = value
     if max_step is not None:
         engine["max_step"] = _duration(max_step, "engine.max_step")
-    _check_finite(engine, "engine")
+    check_finite(engine, "engine")
     return {"name": name, "seed": seed, "engine": engine}
 
 
