@@ -24,6 +24,8 @@ pub mod registry;
 pub mod scenario;
 pub mod schemes;
 pub mod systems;
+#[cfg(test)]
+mod test_support;
 pub mod topo;
 pub mod units;
 pub mod workload;

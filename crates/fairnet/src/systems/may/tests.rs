@@ -17,7 +17,6 @@
 //! flows on 10 Mb/s.
 
 use super::MayConfig;
-use crate::alloc::{waterfill, Problem};
 use crate::engine::packet::{CcContext, FlowPaths, PacketResults, PortInfo, SchemeSet, Transport};
 use crate::error::Result;
 use crate::ids::NodeId;
@@ -25,9 +24,10 @@ use crate::metrics::jain_index;
 use crate::registry::{
     AgentImpl, Builtin, CcImpl, PacketConfig, QdiscConfig, QdiscImpl, TransportKind,
 };
-use crate::topo::{may_fig6, LinkSpec, Routing, Topology};
+use crate::test_support::{oracle_rates, wire_throughput};
+use crate::topo::{may_fig6, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
-use crate::workload::{routed_problem, FlowSpec};
+use crate::workload::FlowSpec;
 
 const LONG: Bytes = Bytes(1 << 50);
 /// Payload and header of §IV's 1000-byte packets (TCP-SACK, "a packet size 1000B").
@@ -152,13 +152,7 @@ fn run(
 
 /// Wire throughput (bit/s) of every flow between two snapshots.
 fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
-    let dt = (b.now - a.now).as_secs_f64();
-    let wire = (MTU.0 + HEADER.0) as f64 / MTU.0 as f64;
-    a.flows
-        .iter()
-        .zip(&b.flows)
-        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * wire / dt)
-        .collect()
+    wire_throughput(a, b, MTU, HEADER)
 }
 
 /// Flows from sender `i` to receiver `n + i` of [`one_link`], all long, starting within the
@@ -174,14 +168,6 @@ fn pair_flows(n: usize) -> Vec<FlowSpec> {
             )
         })
         .collect()
-}
-
-/// The oracle's weighted max-min rates (bit/s) of `flows` on `topo`.
-fn oracle(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
-    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
-    let weights = flows.iter().map(|f| f.weight).collect();
-    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
-    waterfill::solve(&Problem::new(p).unwrap()).rates
 }
 
 #[test]
@@ -306,7 +292,7 @@ fn long_flows_on_several_bottlenecks_get_near_the_oracles_max_min_rates() {
     // ~0.91; the paper's 0.985 is for all 30 flows, which we do not reach: see
     // docs/systems/may.md).
     let (topo, flows) = fig6_flows(|_| 1.0);
-    let want = oracle(&topo, &flows);
+    let want = oracle_rates(&topo, &flows);
     let x = rates(&topo, &flows, may_fig6_cfg(false));
     let j = jain_index(&x, Some(&want));
     let tail = rates(&topo, &flows, QdiscConfig::DropTail);
@@ -325,7 +311,7 @@ fn weighted_may_moves_the_rates_towards_the_weighted_oracle() {
     // measured bound, seed 3: ~0.85).
     let w = |k: usize| [1.0, 2.0, 3.0][k % 3];
     let (topo, flows) = fig6_flows(w);
-    let want = oracle(&topo, &flows);
+    let want = oracle_rates(&topo, &flows);
     let x = rates(&topo, &flows, may_fig6_cfg(true));
     let j = jain_index(&x, Some(&want));
     let plain = rates(&topo, &flows, may_fig6_cfg(false));

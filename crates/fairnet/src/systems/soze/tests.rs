@@ -2,17 +2,16 @@
 //! errors. Each test states the outcome it expects before asserting it.
 
 use super::*;
-use crate::alloc::{waterfill, Problem};
 use crate::engine::packet::{HostNic, PacketResults, QdelaySignal};
+use crate::engine::packet::{DEFAULT_HEADER, DEFAULT_MTU};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::registry::{PacketConfig, PacketSim, TransportKind};
+use crate::test_support::{oracle_rates, wire_throughput};
 use crate::topo::{star, LinkSpec, Routing, Topology};
 use crate::units::{Rate, Time};
 use crate::workload::routed_problem;
 
 const LONG: Bytes = Bytes(1 << 50);
-/// Wire bytes per payload byte of a full packet (1048 B on the wire per 1000 B of payload).
-const WIRE: f64 = 1048.0 / 1000.0;
 
 fn link() -> LinkSpec {
     // Söze §5 "NS-3 simulator setup": 100 Gb/s, 1 µs, 32 MB buffers.
@@ -24,22 +23,9 @@ fn soze_config() -> PacketConfig {
     packet_config()
 }
 
-/// The oracle's weighted max-min rates (wire bit/s) of `flows` on `topo`.
-fn oracle(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
-    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
-    let weights = flows.iter().map(|f| f.weight).collect();
-    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
-    waterfill::solve(&Problem::new(p).unwrap()).rates
-}
-
 /// Wire throughput (bit/s) of every flow between two snapshots.
 fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
-    let dt = (b.now - a.now).as_secs_f64();
-    a.flows
-        .iter()
-        .zip(&b.flows)
-        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * WIRE / dt)
-        .collect()
+    wire_throughput(a, b, DEFAULT_MTU, DEFAULT_HEADER)
 }
 
 /// Mean queueing delay (seconds) of `link` between two snapshots.
@@ -136,7 +122,7 @@ fn fig2_four_weighted_flows_reach_weighted_shares_and_the_target_delay() {
     // RTTs" (§5.3.3, §5.3.4).
     let (topo, flows) = fig2();
     let cfg = soze_config();
-    let want = oracle(&topo, &flows);
+    let want = oracle_rates(&topo, &flows);
     let target = target_of(&topo, &flows, &cfg);
     let t_star = target.delay(100e9 / 10.0);
     assert!((t_star - 23e-6).abs() < 1e-9, "T = {t_star}");
@@ -186,7 +172,7 @@ fn fig2_per_rtt_window_mode_also_converges() {
     let mut cfg = soze_config();
     cfg.soze.update = SozeUpdate::PerRtt;
     cfg.soze.control = SozeControl::Window;
-    let want = oracle(&topo, &flows);
+    let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let a = sim.run_until(Time::from_us(1500)).unwrap();
     let b = sim.run_until(Time::from_us(2500)).unwrap();
@@ -236,7 +222,7 @@ fn fig17_weight_steps_move_the_bottleneck_and_rates_follow_the_oracle() {
     for w in [1.0, 2.0, 3.0, 4.0, 5.0] {
         flows[0].weight = w;
         sim.set_weight(FlowId(0), w).unwrap();
-        let want = oracle(&topo, &flows);
+        let want = oracle_rates(&topo, &flows);
         let end = t0 + phase;
         let snaps = samples(&mut sim, t0, end, Time::from_us(10));
         for s in snaps.windows(11).step_by(10) {
@@ -412,7 +398,7 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
     let (topo, flows) = fig2();
     let mut cfg = soze_config();
     cfg.qdelay_signal = QdelaySignal::Sojourn;
-    let want = oracle(&topo, &flows);
+    let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let snaps = samples(
         &mut sim,
@@ -479,7 +465,7 @@ fn fig17c_wrr_with_delay_aimd_follows_the_oracle_less_tightly() {
                 f
             })
             .collect();
-        let want = oracle(&topo, &flows);
+        let want = oracle_rates(&topo, &flows);
         let mut weights = vec![1; 6];
         weights[0] = w;
         let cfg = PacketConfig {
@@ -535,7 +521,7 @@ fn fig18b_fine_weight_differences_are_resolved() {
     for w in [1.01, 1.05] {
         flows[0].weight = w;
         sim.set_weight(FlowId(0), w).unwrap();
-        let want = oracle(&topo, &flows);
+        let want = oracle_rates(&topo, &flows);
         let a = sim.run_until(t0 + Time::from_us(300)).unwrap();
         let b = sim.run_until(t0 + Time::from_us(600)).unwrap();
         let got = throughput(&a, &b);
@@ -608,7 +594,7 @@ fn two_flow_run(
         .iter()
         .map(|&(s, d)| FlowSpec::new(NodeId(s), NodeId(d), LONG, Time::ZERO))
         .collect();
-    let want = oracle(topo, &flows);
+    let want = oracle_rates(topo, &flows);
     let t_star = target_of(topo, &flows, &cfg).delay(want[0]);
     let cfg = PacketConfig {
         record: Some(crate::engine::packet::RecordConfig {
@@ -737,7 +723,7 @@ fn k4_fat_tree() -> crate::topo::Topology {
 /// against the oracle on the same ECMP paths), sorted.
 fn fat_tree_errors(flows: &[FlowSpec], cfg: PacketConfig) -> Vec<f64> {
     let topo = k4_fat_tree();
-    let want = oracle(&topo, flows);
+    let want = oracle_rates(&topo, flows);
     let mut sim = PacketSim::from_config(&topo, flows, cfg).unwrap();
     let a = sim.run_until(Time::from_ms(4)).unwrap();
     let b = sim.run_until(Time::from_ms(6)).unwrap();

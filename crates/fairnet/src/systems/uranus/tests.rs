@@ -4,24 +4,23 @@
 //! checked in every test.
 
 use super::wvcc::WvccConfig;
-use crate::alloc::{waterfill, Problem};
 use crate::engine::packet::host::HostShim;
 use crate::engine::packet::pkt::{Packet, PacketKind};
 use crate::engine::packet::PacketResults;
+use crate::engine::packet::{DEFAULT_HEADER, DEFAULT_MTU};
 use crate::ids::{FlowId, NodeId};
 use crate::registry::{HostShimKind, PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use crate::schemes::acdc::{VccLaw, VccShim};
 use crate::schemes::fifo::EcnThreshold;
-use crate::topo::{star, LinkSpec, Routing, Topology};
+use crate::test_support::{oracle_rates, wire_throughput};
+use crate::topo::{star, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
-use crate::workload::{routed_problem, FlowSpec};
+use crate::workload::FlowSpec;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 const LONG: Bytes = Bytes(1 << 50);
-/// Wire bytes per payload byte of a full packet (1048 B on the wire per 1000 B of payload).
-const WIRE: f64 = 1048.0 / 1000.0;
 
 /// 10 Gb/s links of `delay`, 2 MB buffers (no drops at these loads: ECN marks first).
 fn link(delay_us: u64) -> LinkSpec {
@@ -71,23 +70,10 @@ fn config(shim: HostShimKind, transport: TransportKind) -> PacketConfig {
     }
 }
 
-/// The oracle's weighted max-min rates (wire bit/s).
-fn oracle(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
-    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
-    let weights = flows.iter().map(|f| f.weight).collect();
-    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
-    waterfill::solve(&Problem::new(p).unwrap()).rates
-}
-
 /// Wire throughput (bit/s) of every flow between two snapshots (payload delivered in order,
 /// on the wire).
 fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
-    let dt = (b.now - a.now).as_secs_f64();
-    a.flows
-        .iter()
-        .zip(&b.flows)
-        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * WIRE / dt)
-        .collect()
+    wire_throughput(a, b, DEFAULT_MTU, DEFAULT_HEADER)
 }
 
 /// Runs `sim` to `warm`, then to `end`: the wire throughput of every flow in between.
@@ -128,7 +114,7 @@ fn wvcc_shares_after(
         Time::from_ms(settle_ms),
         Time::from_ms(settle_ms + 40),
     );
-    (got, oracle(&topo, &fl))
+    (got, oracle_rates(&topo, &fl))
 }
 
 /// [`wvcc_shares_after`] 20 ms of settling: with weights summing to about 1, the windows'
@@ -213,7 +199,7 @@ fn wvcc_follows_a_weight_change_mid_run() {
     let got = measure(&mut sim, Time::from_ms(50), Time::from_ms(90));
     let mut after = fl.clone();
     after[0].weight = 3.0;
-    assert_shares(&got, &oracle(&topo, &after), 0.10, "after the change");
+    assert_shares(&got, &oracle_rates(&topo, &after), 0.10, "after the change");
 }
 
 #[test]

@@ -1,0 +1,33 @@
+//! Helpers shared by the systems' packet-level tests (compiled for tests only).
+
+use crate::alloc::{waterfill, Problem};
+use crate::engine::packet::PacketResults;
+use crate::topo::{Routing, Topology};
+use crate::units::Bytes;
+use crate::workload::{routed_problem, FlowSpec};
+
+/// The oracle's weighted max-min rates (bit/s) of `flows` on `topo`, each flow on the path
+/// the per-flow ECMP hash with seed 0 gives it.
+pub(crate) fn oracle_rates(topo: &Topology, flows: &[FlowSpec]) -> Vec<f64> {
+    let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
+    let weights = flows.iter().map(|f| f.weight).collect();
+    let p = routed_problem(topo, &Routing::new(topo), &pairs, 0, weights).unwrap();
+    waterfill::solve(&Problem::new(p).unwrap()).rates
+}
+
+/// Wire throughput (bit/s) of every flow between two snapshots: payload delivered in order,
+/// scaled to the wire by full packets of `mtu` payload and `header` bytes.
+pub(crate) fn wire_throughput(
+    a: &PacketResults,
+    b: &PacketResults,
+    mtu: Bytes,
+    header: Bytes,
+) -> Vec<f64> {
+    let dt = (b.now - a.now).as_secs_f64();
+    let wire = (mtu.0 + header.0) as f64 / mtu.0 as f64;
+    a.flows
+        .iter()
+        .zip(&b.flows)
+        .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * wire / dt)
+        .collect()
+}
