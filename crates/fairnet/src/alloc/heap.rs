@@ -1,23 +1,26 @@
-//! An indexed binary min-heap over a fixed key space `0..n` with `f64` priorities.
+//! An indexed binary min-heap over a fixed key space `0..n`, with `f64` priorities (the
+//! oracle's levels) or `u64` ones (the flow engine's completion times in picoseconds, exact
+//! where an `f64` is not: above 2^53 ps ≈ 2.5 h a completion time rounded to `f64` no longer
+//! matched the flow's own, and the engine re-keyed it forever).
 //!
 //! The water-filling oracle keeps one entry per link and changes a link's priority (its fair
 //! share level) every time a flow crossing it freezes; a position index makes that an
 //! O(log n) sift instead of a push of a stale duplicate.
 
-/// Min-heap of keys `0..n` keyed by `f64` priorities; each key is present at most once.
+/// Min-heap of keys `0..n` keyed by priorities `P`; each key is present at most once.
 ///
 /// Each heap slot holds its priority beside its key, so a sift compares without a lookup into
 /// the key-indexed arrays (the incremental allocator's worklist and the flow engine's
 /// completions sift on every event; the lookups were their cache misses).
 #[derive(Debug, Clone)]
-pub struct IndexedMinHeap {
-    heap: Vec<(f64, u32)>,
+pub struct IndexedMinHeap<P = f64> {
+    heap: Vec<(P, u32)>,
     pos: Vec<u32>,
 }
 
 const ABSENT: u32 = u32::MAX;
 
-impl IndexedMinHeap {
+impl<P: Copy + PartialOrd> IndexedMinHeap<P> {
     /// An empty heap for keys `0..n`.
     pub fn new(n: usize) -> Self {
         IndexedMinHeap {
@@ -33,26 +36,26 @@ impl IndexedMinHeap {
 
     /// The smallest (priority, key), if any.
     #[inline]
-    pub fn peek(&self) -> Option<(f64, usize)> {
+    pub fn peek(&self) -> Option<(P, usize)> {
         self.heap.first().map(|&(p, k)| (p, k as usize))
     }
 
     /// The priority of `key`, if present.
     #[inline]
-    pub fn priority(&self, key: usize) -> Option<f64> {
+    pub fn priority(&self, key: usize) -> Option<P> {
         let p = self.pos[key];
         (p != ABSENT).then(|| self.heap[p as usize].0)
     }
 
     /// Removes and returns the smallest (priority, key).
-    pub fn pop(&mut self) -> Option<(f64, usize)> {
+    pub fn pop(&mut self) -> Option<(P, usize)> {
         let top = self.peek()?;
         self.remove(top.1);
         Some(top)
     }
 
     /// Inserts `key` or changes its priority.
-    pub fn set(&mut self, key: usize, prio: f64) {
+    pub fn set(&mut self, key: usize, prio: P) {
         let p = self.pos[key];
         if p == ABSENT {
             self.pos[key] = self.heap.len() as u32;
@@ -137,7 +140,7 @@ mod tests {
 
     #[test]
     fn pops_in_priority_order_after_updates() {
-        let mut h = IndexedMinHeap::new(6);
+        let mut h: IndexedMinHeap = IndexedMinHeap::new(6);
         for (k, p) in [(0, 5.0), (1, 3.0), (2, 8.0), (3, 1.0), (4, 7.0)] {
             h.set(k, p);
         }

@@ -293,16 +293,16 @@ const NEVER: u64 = u64::MAX;
 
 /// Re-keys stale tops of the lazy completion heap until its top is keyed at its true completion
 /// time (or the heap is empty): then the top is the next completion.
-fn settle_top(completions: &mut IndexedMinHeap, live: &[Live]) {
+fn settle_top(completions: &mut IndexedMinHeap<u64>, live: &[Live]) {
     while let Some((p, slot)) = completions.peek() {
         let done = live[slot].done;
-        if done == p as u64 {
+        if done == p {
             break;
         }
         if done == NEVER {
             completions.remove(slot);
         } else {
-            completions.set(slot, done as f64);
+            completions.set(slot, done);
         }
     }
 }
@@ -469,7 +469,8 @@ pub fn run_with(
     let mut live: Vec<Live> = Vec::new();
     let mut changed: Vec<Slot> = Vec::new();
     let mut queue = Agenda::default();
-    // Completion time of every active flow (picoseconds as f64, exact below 2^53 ps ≈ 2.5 h);
+    // Completion time of every active flow (picoseconds, as the `Time` it is: an f64 key was
+    // exact only below 2^53 ps ≈ 2.5 h, and a 10 TB flow at 1 Gb/s ran forever re-keying);
     // re-keyed in place when a rate changes, so no stale entries pile up. Keyed by allocator
     // slot, not flow index: slots are reused, so the heap's priority array stays as small as the
     // active set and its sifts stay in cache (keyed by flow, every sift step of a 1M-flow run
@@ -508,7 +509,7 @@ pub fn run_with(
     loop {
         let next_other = queue.peek().map(|r| r.0);
         settle_top(&mut completions, &live);
-        let next_done = completions.peek().map(|(p, _)| Time(p as u64));
+        let next_done = completions.peek().map(|(p, _)| Time(p));
         let t = match (next_other, next_done) {
             (None, None) => break,
             (a, b) => a.unwrap_or(Time(u64::MAX)).min(b.unwrap_or(Time(u64::MAX))),
@@ -532,7 +533,7 @@ pub fn run_with(
         let mut sample = false;
         // Apply every event of this instant, then update the rates once.
         while let Some((p, slot)) = completions.peek() {
-            if p as u64 != t.0 {
+            if p != t.0 {
                 break;
             }
             if live[slot].done != t.0 {
@@ -641,15 +642,12 @@ pub fn run_with(
             s.rate = alloc.rate(slot);
             if s.rate > 0.0 {
                 let secs = s.remaining_bits.max(0.0) / s.rate;
-                let done = t.0 + ceil_u64(secs * Time::S as f64);
+                let done = t.0.saturating_add(ceil_u64(secs * Time::S as f64));
                 s.done = done;
                 // Earlier than keyed (or not keyed): key now. Later: the key stays a lower
                 // bound, re-keyed when it surfaces.
-                if completions
-                    .priority(slot as usize)
-                    .is_none_or(|p| done < p as u64)
-                {
-                    completions.set(slot as usize, done as f64);
+                if completions.priority(slot as usize).is_none_or(|p| done < p) {
+                    completions.set(slot as usize, done);
                 }
             } else {
                 s.done = NEVER;

@@ -361,3 +361,31 @@ fn bad_input_names_the_flow() {
     );
     assert!(err(&[flow(0, 0, 10, Time::ZERO)]).starts_with("flows[0]:"));
 }
+
+#[test]
+fn flows_lasting_longer_than_f64_picoseconds_are_exact_finish() {
+    // Two 10 TB flows, weights 1/4 and 3/4, on the 10 Gb/s bottleneck: the heavier one runs at
+    // 7.5 Gb/s and ends at 8e13 bits / 7.5 Gb/s = 10,666.67 s; the lighter one then has the link
+    // alone, and the bottleneck never idles, so it ends when both flows' bits have crossed it:
+    // 2·8e13 / 10 Gb/s = 16,000 s (plus 3 µs of propagation). Both completion times lie above
+    // 2^53 ps ≈ 2.5 h, where an f64 no longer holds every picosecond: completions keyed as
+    // f64 never matched their flow's own time and the engine re-keyed them forever.
+    let topo = bell(2);
+    let mut flows = vec![
+        flow(0, 2, 10_000_000_000_000, Time::ZERO),
+        flow(1, 3, 10_000_000_000_000, Time::ZERO),
+    ];
+    flows[0].spec.weight = 0.25;
+    flows[1].spec.weight = 0.75;
+    let r = run(&topo, &flows, &[], &FlowSimConfig::default()).unwrap();
+    assert!(r.complete);
+    let prop = Time::from_us(3);
+    let e = ends(&r);
+    let want = [16_000.0, 32_000.0 / 3.0];
+    for (got, want_s) in e.iter().zip(want) {
+        // Within 1 ns: the remaining bits are an f64 (8e13 bits to 0.016 bit), each completion a
+        // ceiling to the picosecond.
+        let want = Time::from_secs_f64(want_s) + prop;
+        assert!(got.0.abs_diff(want.0) <= 1_000, "end {got} want {want}");
+    }
+}
