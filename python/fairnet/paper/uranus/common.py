@@ -1,7 +1,7 @@
 """Shared pieces of the Uranus (WVCC) reproductions: the §5.1.2 testbed as a scenario (three
 senders and one receiver through one switch, RTT ≈ 1 ms, DCTCP's marking threshold), and the
-time-series helpers of the Söze entries (:mod:`fairnet.paper.soze.common`: runs with
-``engine.record``, phase means, the oracle, convergence times), which are not Söze-specific.
+shared time-series helpers (:mod:`fairnet.paper.series`: runs with ``engine.record``, phase
+means, the oracle, convergence times), re-exported for the Uranus entries.
 
 Testbed (§5.1.2, Fig. 8): "3 senders and 1 receiver … connected to the OvS switch via 10 Gbps
 link which can run at speed of 1 Gbps or 10 Gbps. The average RTT in the network is ≈ 1 ms …
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairnet.paper.soze.common import (  # the generic series helpers (module doc)
+from fairnet.paper.series import (
     Series,
     max_err,
     oracle,
