@@ -178,6 +178,14 @@ def test_model_list_names_each_model_with_its_paper_and_equation() -> None:
             lambda: fairnet.model("dctcp_fluid", horizon=0.01, flows=0),
             "engine.params.flows: must be positive, got 0",
         ),
+        (
+            lambda: fairnet.model("wvcc_fluid", horizon=0.01, flows=2, weights=[1.0, 0.0]),
+            "engine.params.weights: flow 1: a weight must be a positive number, got 0",
+        ),
+        (
+            lambda: fairnet.model("wvcc_fluid", horizon=0.01, flows=3, weights=[1.0, 2.0]),
+            "engine.params.weights: expected one number or 3 (one per entry), got 2",
+        ),
     ],
 )
 def test_bad_input_is_one_value_error_naming_the_field(
