@@ -104,17 +104,19 @@ def test_uranus_fig6_7_smoke_wvcc_holds_the_weighted_shares_at_1_gbps(tmp_path: 
 def test_uranus_accuracy_smoke_soze_reaches_the_oracle_and_wvcc_starves_the_long_flow(
     tmp_path: Path,
 ) -> None:
-    # Beyond the paper: a 3-hop parking lot, random weights. Söze's claim (its Theorem 3.1:
-    # weighted max-min in any network) holds: every flow within 5% of the oracle. WVCC's
+    # Beyond the paper: parking lots of 1 and 3 hops, random weights. Söze's claim (its Theorem
+    # 3.1: weighted max-min in any network) holds: every flow within 5% of the oracle. WVCC's
     # mechanism has no such claim: a flow crossing several marking hops is cut for the marks
     # of every hop (its α counts them all), so the long flow ends below its weighted max-min
-    # rate and the one-hop flows above theirs, at both speeds and for every seed.
+    # rate and the one-hop flows above theirs, at both speeds and for every seed. (WVCC's
+    # one-link rows are pinned by the golden digest: with K at DCTCP's guideline minimum they
+    # are off by up to 27%, docs/systems/uranus.md.)
     console = Console(record=True, width=132)
     result = get("uranus-accuracy").run("smoke", tmp_path, console)
     check_smoke("uranus-accuracy", result, tmp_path)
     soze = [r for r in result.rows if r["scheme"] == "Söze"]
     assert soze and max(r["error"] for r in soze) < 0.05
-    wvcc = [r for r in result.rows if r["scheme"] == "WVCC"]
+    wvcc = [r for r in result.rows if r["scheme"] == "WVCC" and r["hops"] == 3]
     assert {r["gbps"] for r in wvcc} == {10, 100}
     for r in wvcc:
         if r["flow"] == 0:
