@@ -156,7 +156,7 @@ def test_model_list_names_each_model_with_its_paper_and_equation() -> None:
     [
         (
             lambda: fairnet.model("dctcp", horizon=0.01),
-            "engine.model: unknown model 'dctcp' (known: dctcp_fluid, chiu_jain_aimd)",
+            "engine.model: unknown model 'dctcp' (known: dctcp_fluid, chiu_jain_aimd",
         ),
         (
             lambda: fairnet.model("dctcp_fluid", horizon=0.01, colour=2),
@@ -177,6 +177,14 @@ def test_model_list_names_each_model_with_its_paper_and_equation() -> None:
         (
             lambda: fairnet.model("dctcp_fluid", horizon=0.01, flows=0),
             "engine.params.flows: must be positive, got 0",
+        ),
+        (
+            lambda: fairnet.model("wvcc_fluid", horizon=0.01, flows=2, weights=[1.0, 0.0]),
+            "engine.params.weights: flow 1: a weight must be a positive number, got 0",
+        ),
+        (
+            lambda: fairnet.model("wvcc_fluid", horizon=0.01, flows=3, weights=[1.0, 2.0]),
+            "engine.params.weights: expected one number or 3 (one per entry), got 2",
         ),
     ],
 )

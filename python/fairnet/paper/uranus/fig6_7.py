@@ -38,6 +38,7 @@ from fairnet.paper.tables import Column, ResultTable, key
 from fairnet.paper.uranus.common import (
     LONG,
     PAYLOAD,
+    TESTBED_RTT_S,
     WIRE,
     Series,
     max_err,
@@ -83,7 +84,7 @@ def scenario(number: int, gbps: int, scale: str) -> dict[str, Any]:
         "name": f"uranus-fig{5 + number} {gbps} Gb/s ({scale})",
         "topology": testbed(3, gbps),
         "workload": {"kind": "flows", "flows": flows},
-        "engine": shim_engine("wvcc", gbps, us(INTERVAL_S[scale])),
+        "engine": shim_engine("wvcc", gbps, us(INTERVAL_S[scale]), rtt_s=TESTBED_RTT_S),
         "stop_at": us(stop),
     }
 

@@ -23,6 +23,11 @@ pub enum ParamUnit {
     Count,
     /// A real number without unit (`g = 0.0625`).
     Number,
+    /// Real numbers without unit, one per entry of something the model has several of
+    /// (`weights = [1, 2, 3, 4]`, one per flow), or one number for every entry
+    /// (`weights = 1`); read with [`Params::per_entry`]. Its default is one number for every
+    /// entry.
+    Numbers,
 }
 
 impl ParamUnit {
@@ -34,6 +39,7 @@ impl ParamUnit {
             ParamUnit::Bytes => "size",
             ParamUnit::Count => "count",
             ParamUnit::Number => "number",
+            ParamUnit::Numbers => "numbers",
         }
     }
 }
@@ -55,6 +61,8 @@ pub struct ParamSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     values: Vec<(&'static str, f64)>,
+    /// The [`ParamUnit::Numbers`] parameters, as given (one or several values).
+    lists: Vec<(&'static str, Vec<f64>)>,
 }
 
 impl Params {
@@ -78,8 +86,23 @@ impl Params {
             }
         }
         let mut values = Vec::with_capacity(specs.len());
+        let mut lists = Vec::new();
         for s in specs {
             let at = format!("engine.params.{}", s.name);
+            if s.unit == ParamUnit::Numbers {
+                let list = match (given.get(s.name), s.default) {
+                    (Some(v), _) => parse_numbers(v).map_err(|m| Error::invalid(&at, m))?,
+                    (None, Some(d)) => vec![d],
+                    (None, None) => {
+                        return Err(Error::invalid(
+                            at,
+                            format!("model {model:?} needs this parameter ({})", s.doc),
+                        ))
+                    }
+                };
+                lists.push((s.name, list));
+                continue;
+            }
             let v = match (given.get(s.name), s.default) {
                 (Some(v), _) => parse_value(s.unit, v).map_err(|m| Error::invalid(&at, m))?,
                 (None, Some(d)) => d,
@@ -96,7 +119,7 @@ impl Params {
             };
             values.push((s.name, v));
         }
-        Ok(Params { values })
+        Ok(Params { values, lists })
     }
 
     /// The value of `name` in base units.
@@ -109,6 +132,28 @@ impl Params {
             .find(|(n, _)| *n == name)
             .map(|(_, v)| *v)
             .unwrap_or_else(|| panic!("parameter {name:?} is not declared by the model"))
+    }
+
+    /// The values of the [`ParamUnit::Numbers`] parameter `name`, one for each of `entries`
+    /// (a single value given is repeated); another count is an error naming the field.
+    ///
+    /// # Panics
+    /// If the model did not declare `name` as [`ParamUnit::Numbers`] (a bug in the model).
+    pub fn per_entry(&self, name: &str, entries: usize) -> Result<Vec<f64>> {
+        let list = self
+            .lists
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("parameter {name:?} is not declared as numbers"));
+        match list.len() {
+            1 => Ok(vec![list[0]; entries]),
+            n if n == entries => Ok(list.clone()),
+            n => Err(Error::invalid(
+                format!("engine.params.{name}"),
+                format!("expected one number or {entries} (one per entry), got {n}"),
+            )),
+        }
     }
 
     /// The value of `name`, which must be positive: else an error naming the field.
@@ -130,6 +175,21 @@ impl Params {
     }
 }
 
+/// A [`ParamUnit::Numbers`] value: one finite number or a non-empty list of them.
+fn parse_numbers(v: &Value) -> std::result::Result<Vec<f64>, String> {
+    let one = |x: &Value| x.as_f64().filter(|x| x.is_finite());
+    match v {
+        Value::Array(xs) if !xs.is_empty() => xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| one(x).ok_or_else(|| format!("entry {i}: expected a number, got {x}")))
+            .collect(),
+        _ => one(v)
+            .map(|x| vec![x])
+            .ok_or_else(|| format!("expected a number or a list of numbers, got {v}")),
+    }
+}
+
 fn parse_value(unit: ParamUnit, v: &Value) -> std::result::Result<f64, String> {
     let negative = match v {
         Value::String(s) => s.trim_start().starts_with('-'),
@@ -145,7 +205,7 @@ fn parse_value(unit: ParamUnit, v: &Value) -> std::result::Result<f64, String> {
             .ok_or_else(|| format!("expected {what}, got {v}"))
     };
     match unit {
-        ParamUnit::Number => number("a number"),
+        ParamUnit::Number | ParamUnit::Numbers => number("a number"),
         ParamUnit::Count => v
             .as_u64()
             .map(|n| n as f64)

@@ -334,6 +334,45 @@ fn parameters_are_parsed_with_units_and_checked() {
     );
 }
 
+#[test]
+fn a_list_parameter_gives_one_value_per_entry() {
+    // `Numbers`: one number for every entry (its default too), or exactly one per entry;
+    // another count, or a value that is not a number, is an error naming the field.
+    let specs = [ParamSpec {
+        name: "weights",
+        unit: ParamUnit::Numbers,
+        default: Some(1.0),
+        doc: "one per flow",
+    }];
+    let parse = |json: &str| {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        Params::parse("m", &specs, v.as_object().unwrap())
+    };
+    assert_eq!(
+        parse("{}").unwrap().per_entry("weights", 3).unwrap(),
+        [1.0; 3]
+    );
+    let p = parse(r#"{"weights": 0.5}"#).unwrap();
+    assert_eq!(p.per_entry("weights", 2).unwrap(), [0.5, 0.5]);
+    let p = parse(r#"{"weights": [1, 2.5, -3]}"#).unwrap();
+    assert_eq!(p.per_entry("weights", 3).unwrap(), [1.0, 2.5, -3.0]);
+    let e = p.per_entry("weights", 4).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "engine.params.weights: expected one number or 4 (one per entry), got 3"
+    );
+    let e = parse(r#"{"weights": [1, "x"]}"#).unwrap_err().to_string();
+    assert!(
+        e.starts_with("engine.params.weights: entry 1: expected a number"),
+        "{e}"
+    );
+    let e = parse(r#"{"weights": []}"#).unwrap_err().to_string();
+    assert!(
+        e.starts_with("engine.params.weights: expected a number or a list"),
+        "{e}"
+    );
+}
+
 /// A random walk `y ← y + U(−1, 1)`, one step per millisecond.
 struct Walk;
 

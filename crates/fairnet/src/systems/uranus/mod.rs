@@ -36,8 +36,13 @@
 //! - Loss detection, `α`'s start at 1, the 2-MSS floor, the initial `cwnd*` (the guests'
 //!   initial window): as in [`crate::schemes::acdc`]'s module doc.
 //!
+//! **The fluid model** ([`model`]): Eq. (12) on the model engine (`wvcc_fluid`), with AC/DC's
+//! Eq. (17) beside it (`acdc_fluid`) and the steady-state shares of Eqs. (16)–(17)
+//! ([`model::FluidLaw::window_shares`]); per-flow round trips beyond the paper.
+//!
 //! Where we differ from the paper and what we measured: `docs/systems/uranus.md`.
 
+pub mod model;
 pub mod wvcc;
 
 #[cfg(test)]
