@@ -128,6 +128,8 @@ fn soze_scaling<'py>(
     d.set_item("delivered_median_error", r.delivered_median_error)?;
     d.set_item("delivered_p95_error", r.delivered_p95_error)?;
     d.set_item("lemma_3_2_violated", r.lemma_3_2_violated)?;
+    d.set_item("lemma_3_2_violated_updates", r.lemma_3_2_violated_updates)?;
+    d.set_item("held_at_floor", r.held_at_floor)?;
     d.set_item("oracle_solve_s", r.oracle_solve_s)?;
     d.set_item("sim_wall_s", r.sim_wall_s)?;
     d.set_item("events", r.events)?;

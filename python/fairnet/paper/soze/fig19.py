@@ -71,7 +71,9 @@ SOZE_NOTE = (
     "the time from which each stays within 10% (flows converged: their share); throughput: "
     "delivered over 50 µs windows (a packet-count floor below ~3 Gb/s a flow); err: over the "
     "last quarter of the run; Lemma 3.2 fails: the share of flows with p <= Δt/2·ln(α/β) at "
-    "their oracle rate (Δt = RTT/CWND, one packet's time at that rate)."
+    "their oracle rate, with the Δt of the update rule in force (the default reference rate: "
+    "the RTT, here the longest base RTT; per-ACK compounding: RTT/CWND, one packet's time at "
+    "that rate). No rate floor (Söze's default)."
 )
 #: Söze's own figure: "0.3 milliseconds, which is around 10 RTTs" (§5.3.4).
 SOZE_PAPER_S = 0.3e-3

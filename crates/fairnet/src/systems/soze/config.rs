@@ -10,10 +10,6 @@ pub const DEFAULT_P: Time = Time::from_us(20);
 pub const DEFAULT_K: Time = Time::from_us(3);
 /// Söze §4: `m = 0.25`.
 pub const DEFAULT_M: f64 = 0.25;
-/// Lowest sending rate (a floor, not from the paper): 100 Mb/s, the `MinRate` of the HPCC ns-3
-/// simulator that Söze's NS-3 implementation builds on, and the paper's own example of the
-/// lowest rate `β = 0.1 Gbps` (Appendix D, Eq. 38).
-pub const DEFAULT_MIN_RATE: Rate = Rate(100_000_000);
 
 /// When Algorithm 1 runs.
 #[derive(
@@ -21,15 +17,18 @@ pub const DEFAULT_MIN_RATE: Rate = Rate(100_000_000);
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SozeUpdate {
-    /// On every ACK (§3.3 "Conduct rate update in per-packet manner"; `Δt = RTT/CWND`), each
-    /// update taken from a reference rate `r_ref` refreshed to the current rate once per RTT
-    /// (HPCC §3.3's reference window): `r ← r_ref · U(r_ref/w, D)`. Every ACK of an RTT
-    /// carries feedback on the same sending rate, so compounding them would apply one
-    /// queue reading up to a window's worth of times (see `docs/systems/soze.md`).
+    /// On every ACK, each update taken from a reference rate `r_ref` refreshed to the current
+    /// rate once per RTT (HPCC §3.3's reference window, not Söze's): `r ← r_ref · U(r_ref/w,
+    /// D)`. Every ACK reacts to the newest `D`, but one RTT's feedback is applied once, so a
+    /// full step of `m` happens once per RTT: Lemma 3.2's `Δt` is the RTT. The default:
+    /// §3.3's compounding fails Theorem 3.1 (weighted max-min in any network) on random
+    /// multi-bottleneck fat-trees where this rule meets it (k = 4, 24 weighted flows: mean
+    /// error 20% against 1%, `docs/systems/soze.md`, "The update rule").
     #[default]
     PerPacket,
-    /// On every ACK, compounding: `r ← r · U(r/w, D)` from the current rate (the behaviour
-    /// before the reference rate; oscillates, kept for comparison).
+    /// On every ACK, compounding: `r ← r · U(r/w, D)` from the current rate, as §3.3 ("Conduct
+    /// rate update in per-packet manner") and Algorithm 1 lines 4–5 write it; Lemma 3.2's
+    /// `Δt = RTT/CWND`, one packet time at the flow's rate.
     PerPacketCompound,
     /// At most once per RTT (Algorithm 1 line 3, `now − last_update > rtt`; `Δt = RTT`).
     PerRtt,
@@ -47,6 +46,11 @@ pub enum SozeControl {
     /// Window-based: `CWND = rate · RTT / 8` bytes from the latest RTT sample, no pacing (the
     /// kernel-module implementation, §3.3: "rate = CWND·pktsize/RTT").
     Window,
+    /// Paced at the rate *and* bounded by the window `rate · RTT / 8` that §3.3's
+    /// "rate = CWND·pktsize/RTT" gives the same rate: pacing spreads the packets, the window
+    /// stops a flow whose ACKs stop coming (a rate alone keeps sending into a queue whose
+    /// signal has not come back yet). §3.3 offers the two as alternatives; this is both.
+    RateWindow,
 }
 
 /// Söze's sender parameters.
@@ -69,14 +73,17 @@ pub struct SozeConfig {
     /// capacity / Σ weights of the flows crossing it`; if that is not below `α/2` (one flow
     /// alone), `α/1000`, the range of the paper's example (Appendix D, Eq. 38).
     pub beta: Option<Rate>,
-    /// Per ACK or once per RTT (default per packet, §3.3).
+    /// Per ACK from a per-RTT reference rate (default), per ACK compounding (§3.3), or once
+    /// per RTT (Algorithm 1 line 3).
     pub update: SozeUpdate,
-    /// Rate (pacing) or window enforcement (default rate).
+    /// Rate (pacing), window, or pacing under a window (default rate).
     pub control: SozeControl,
     /// Starting rate (default: the sender NIC's line rate; the paper does not say).
     pub init_rate: Option<Rate>,
-    /// Lowest rate (default 100 Mb/s, see [`DEFAULT_MIN_RATE`]).
-    pub min_rate: Rate,
+    /// Lowest rate (default none: the paper has no floor; Eq. 7 alone decides). A set floor
+    /// decides the rate of every flow whose weighted share is below it; such flows are
+    /// reported ([`super::Soze::at_floor`]).
+    pub min_rate: Option<Rate>,
     /// Accept `m` outside `(0, 2)` or `p` below Lemma 3.2's bound (for stability experiments).
     pub allow_unstable: bool,
 }
@@ -92,7 +99,7 @@ impl Default for SozeConfig {
             update: SozeUpdate::PerPacket,
             control: SozeControl::Rate,
             init_rate: None,
-            min_rate: DEFAULT_MIN_RATE,
+            min_rate: None,
             allow_unstable: false,
         }
     }
@@ -137,7 +144,7 @@ impl SozeConfig {
                 ));
             }
         }
-        if self.min_rate.0 == 0 {
+        if self.min_rate == Some(Rate(0)) {
             return Err(Error::invalid(f("min_rate"), "must be positive"));
         }
         if self.init_rate == Some(Rate(0)) {

@@ -30,7 +30,7 @@ pub mod sender;
 mod tests;
 
 pub use config::{SozeConfig, SozeControl, SozeUpdate};
-pub use sender::{default_range, Soze, Target};
+pub use sender::{default_range, update_interval, Soze, Target};
 
 use crate::engine::packet::{HostNic, QdelaySignal};
 use crate::error::{Error, Result};

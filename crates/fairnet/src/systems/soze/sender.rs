@@ -58,21 +58,39 @@ pub fn default_range(max_nic: Rate, min_weight: f64, lowest_level: f64) -> (f64,
     (alpha, beta)
 }
 
+/// Lemma 3.2's update interval `Δt` (seconds) of `update` for a flow sending at `rate` bit/s
+/// with packets of `packet_bits` over a round trip of `rtt` seconds: per ACK compounding,
+/// `Δt = RTT/CWND` with `CWND = rate·RTT/pktsize` (§3.3), one packet time at the rate; from a
+/// per-RTT reference rate or once per RTT, one full step per round trip, `Δt = RTT`.
+pub fn update_interval(update: SozeUpdate, rate: f64, packet_bits: f64, rtt: f64) -> f64 {
+    match update {
+        SozeUpdate::PerPacketCompound => packet_bits / rate,
+        SozeUpdate::PerPacket | SozeUpdate::PerRtt => rtt,
+    }
+}
+
 /// Söze's sender (Söze, Wang & Ng, §3, §3.3 and Algorithm 1).
 ///
 /// On an ACK carrying the path's largest per-hop queueing delay `D` (the `maxQD` INT value,
 /// §3.2.3), with rate `r` and weight `w`: `ratio = U(r/w, D) = (T⁻¹(D) / (r/w))^m` (Eq. 7,
-/// Algorithm 1 line 4) and `r ← r · ratio` (line 5). Per packet (every ACK) or, as Algorithm 1
-/// is written, only when `now − last_update > rtt` (line 3). Per packet, `r` in lines 4–5 is a
-/// reference rate refreshed to the current rate once per RTT ([`SozeUpdate::PerPacket`]; the
-/// compounding variant is [`SozeUpdate::PerPacketCompound`]). The rate is enforced by pacing
-/// or by a window `rate · RTT` (§3.3).
+/// Algorithm 1 line 4) and `r ← r · ratio` (line 5). By default on every ACK from a reference
+/// rate refreshed once per RTT ([`SozeUpdate::PerPacket`], see there why); on every ACK,
+/// compounding, as §3.3 "Conduct rate update in per-packet manner" writes it
+/// ([`SozeUpdate::PerPacketCompound`]); or only when `now − last_update > rtt` (line 3,
+/// [`SozeUpdate::PerRtt`]). The rate is enforced by
+/// pacing, by a window `rate · RTT` (§3.3), or both ([`SozeControl`]).
 ///
-/// Choices where the paper is silent (see `docs/systems/soze.md`): the rate is clamped to
-/// `[min_rate, NIC line rate]` (a faster pacing rate cannot be sent, and without the cap an
-/// idle path would wind the rate up without bound); a flow starts at its NIC's line rate; loss
-/// and timeouts leave the rate to the queueing-delay signal (the paper's simulations use
-/// 32 MB buffers and never lose packets); `rtt` in Algorithm 1 line 3 and in the window is the
+/// Lemma 3.2 (`p > Δt/2 · ln(α/β)`) is checked when the sender is built, for the rule's best
+/// case (a violation there is an error unless `allow_unstable`, see [`Soze::new`]), and on
+/// every update with the `Δt` of the rule in force ([`update_interval`]) at the flow's current
+/// rate and RTT sample, counting the updates that violate it ([`Soze::lemma_3_2_violations`]).
+///
+/// Choices where the paper is silent (see `docs/systems/soze.md`): the rate is capped at the
+/// NIC line rate (a faster pacing rate cannot be sent, and without the cap an idle path would
+/// wind the rate up without bound); no floor unless `min_rate` is set (1 bit/s, the engine's
+/// rate unit, keeps the pacing rate positive); a flow starts at its NIC's line rate; loss and
+/// timeouts leave the rate to the queueing-delay signal (the paper's simulations use 32 MB
+/// buffers and never lose packets); `rtt` in Algorithm 1 line 3 and in the window is the
 /// latest RTT sample (the path's base RTT before the first).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Soze {
@@ -80,9 +98,13 @@ pub struct Soze {
     m: f64,
     update: SozeUpdate,
     control: SozeControl,
+    /// The set floor (bit/s), or 1 bit/s (the engine's rate unit) when none is set.
     min_rate: f64,
+    floor_set: bool,
     max_rate: f64,
     weight: f64,
+    /// Wire bits of a full data packet (Lemma 3.2's `pktsize`).
+    packet_bits: f64,
     /// Current rate, bit/s on the wire.
     rate: f64,
     rtt: Time,
@@ -91,14 +113,18 @@ pub struct Soze {
     ref_rate: f64,
     ref_at: Option<Time>,
     updates: u64,
+    lemma_violations: u64,
 }
 
 impl Soze {
     /// A sender with `cfg`, target range `(α, β)` in bit/s, for the flow described by `ctx`.
-    /// Errors (unless `cfg.allow_unstable`) if `p` is below Lemma 3.2's bound for this flow's
-    /// update interval `Δt`: per packet, `Δt = RTT/CWND`, one packet time at the NIC's line
-    /// rate (the window of a flow sending at line rate over its base RTT); per RTT, the flow's
-    /// base RTT. `at` names the config table in errors (`packet config.soze`).
+    /// Errors (unless `cfg.allow_unstable`) if `p` is below Lemma 3.2's bound in the best case
+    /// of the rule: per ACK (both per-ACK rules) one packet time at the NIC's line rate apart,
+    /// once per RTT the flow's base RTT — no rate the flow can take would satisfy it then.
+    /// The reference-rate rule's own `Δt` is the RTT ([`update_interval`]); where that fails
+    /// the updates are counted ([`Soze::lemma_3_2_violations`]), not refused: measured, the
+    /// rule is steady where the bound with `Δt = RTT` fails (`docs/systems/soze.md`). `at`
+    /// names the config table in errors (`packet config.soze`).
     pub fn new(cfg: &SozeConfig, range: (f64, f64), ctx: &CcContext, at: &str) -> Result<Soze> {
         cfg.validate(at)?;
         let (alpha, beta) = range;
@@ -115,11 +141,12 @@ impl Soze {
             beta,
         };
         let nic = ctx.nic_rate.bps();
+        let packet_bits = ctx.mss_wire().0 as f64 * 8.0;
+        // The best case: every ACK reacts (both per-ACK rules), at the earliest one packet time
+        // at line rate apart; once per RTT, the base RTT.
         let dt = match cfg.update {
-            SozeUpdate::PerPacket | SozeUpdate::PerPacketCompound => {
-                ctx.nic_rate.tx_time(ctx.mss_wire()).as_secs_f64()
-            }
             SozeUpdate::PerRtt => ctx.base_rtt.as_secs_f64(),
+            _ => packet_bits / nic,
         };
         let bound = target.p_bound(dt);
         if !cfg.allow_unstable && target.p <= bound {
@@ -127,29 +154,33 @@ impl Soze {
                 format!("{at}.p"),
                 format!(
                     "{} is below Söze Lemma 3.2's bound p > Δt/2·ln(α/β) = {:.3}us \
-                     (Δt = {:.3}us, α = {alpha:.4e} b/s, β = {beta:.4e} b/s); \
-                     set allow_unstable = true to run it anyway",
+                     (Δt = {:.3}us for update = {:?} at line rate, α = {alpha:.4e} b/s, \
+                     β = {beta:.4e} b/s); set allow_unstable = true to run it anyway",
                     cfg.p,
                     bound * 1e6,
-                    dt * 1e6
+                    dt * 1e6,
+                    cfg.update
                 ),
             ));
         }
-        let min_rate = cfg.min_rate.bps().min(nic);
+        let min_rate = cfg.min_rate.map_or(1.0, |r| r.bps().min(nic));
         Ok(Soze {
             target,
             m: cfg.m,
             update: cfg.update,
             control: cfg.control,
             min_rate,
+            floor_set: cfg.min_rate.is_some(),
             max_rate: nic,
             weight: ctx.weight,
+            packet_bits,
             rate: cfg.init_rate.map_or(nic, |r| r.bps()).clamp(min_rate, nic),
             rtt: ctx.base_rtt,
             last_update: None,
             ref_rate: 0.0,
             ref_at: None,
             updates: 0,
+            lemma_violations: 0,
         })
     }
 
@@ -173,12 +204,32 @@ impl Soze {
         self.updates
     }
 
+    /// Updates made where Lemma 3.2 failed: `p ≤ Δt/2 · ln(α/β)` with the rule's `Δt`
+    /// ([`update_interval`]) at the rate and RTT sample the update started from.
+    pub fn lemma_3_2_violations(&self) -> u64 {
+        self.lemma_violations
+    }
+
+    /// Whether a set `min_rate` holds the rate now (never without a set floor).
+    pub fn at_floor(&self) -> bool {
+        self.floor_set && self.rate <= self.min_rate
+    }
+
     /// Algorithm 1 lines 4–5 for signal `d` (seconds): `r ← r · (T⁻¹(d) / (r/w))^m`.
     #[inline]
     pub fn apply(&mut self, d: f64) {
+        let t = &self.target;
+        let dt = update_interval(
+            self.update,
+            self.rate,
+            self.packet_bits,
+            self.rtt.as_secs_f64(),
+        );
+        if t.p <= t.p_bound(dt) {
+            self.lemma_violations += 1;
+        }
         let s = self.rate / self.weight;
         // ln U = m · (ln T⁻¹(d) − ln s); T⁻¹ in log form avoids an exp.
-        let t = &self.target;
         let ln_target = t.alpha.ln() - (d - t.k) / t.p * t.ln_range();
         let ratio = (self.m * (ln_target - s.ln())).exp();
         self.rate = (self.rate * ratio).clamp(self.min_rate, self.max_rate);
@@ -231,14 +282,16 @@ impl CongestionControl for Soze {
     fn cwnd(&self) -> u64 {
         match self.control {
             SozeControl::Rate => u64::MAX,
-            // §3.3: rate = CWND · pktsize / RTT.
-            SozeControl::Window => (self.rate / 8.0 * self.rtt.as_secs_f64()) as u64,
+            // §3.3: rate = CWND · pktsize / RTT; at least one packet, so a flow always sends.
+            SozeControl::Window | SozeControl::RateWindow => {
+                ((self.rate / 8.0 * self.rtt.as_secs_f64()) as u64).max(1)
+            }
         }
     }
 
     fn pacing_rate(&self) -> Option<Rate> {
         match self.control {
-            SozeControl::Rate => Some(Rate(self.rate as u64)),
+            SozeControl::Rate | SozeControl::RateWindow => Some(Rate((self.rate as u64).max(1))),
             SozeControl::Window => None,
         }
     }

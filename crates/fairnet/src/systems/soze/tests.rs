@@ -23,6 +23,13 @@ fn soze_config() -> PacketConfig {
     packet_config()
 }
 
+/// [`soze_config`] with §3.3's per-ACK compounding (`update = "per_packet_compound"`).
+fn compounding_config() -> PacketConfig {
+    let mut cfg = packet_config();
+    cfg.soze.update = SozeUpdate::PerPacketCompound;
+    cfg
+}
+
 /// Wire throughput (bit/s) of every flow between two snapshots.
 fn throughput(a: &PacketResults, b: &PacketResults) -> Vec<f64> {
     wire_throughput(a, b, DEFAULT_MTU, DEFAULT_HEADER)
@@ -656,8 +663,9 @@ fn star_two_flows_send_rates_are_steady_at_the_target_delay() {
     // Two unit-weight flows into one port of a star (link 5: sw0 → host 2). Oracle 50 Gb/s
     // each; α = 100 Gb/s, β = α/1000 (one port's B/Σw = 50 Gb/s is not below α/2), so Eq. 6
     // puts the queue at T(50 Gb/s) = 20·ln 2/ln 1000 + 3 ≈ 5.0 µs. Expected with the
-    // per-packet reference-rate update: send rates steady (CV < 5% over 1–2 ms, 5 µs samples)
-    // at 50 Gb/s, and the queue within 10% of T.
+    // per-packet reference-rate update (the default, one full step per RTT): send rates steady
+    // (CV < 5% over 1–2 ms, 5 µs samples) at 50 Gb/s, and the queue within 10% of T. (§3.3's
+    // compounding swings: `per_ack_compounding_oscillates_on_the_star`.)
     let topo = star(3, link()).unwrap();
     let run = two_flow_run(&topo, [(0, 2), (1, 2)], LinkId(5), soze_config());
     assert_stable("star", run);
@@ -666,7 +674,8 @@ fn star_two_flows_send_rates_are_steady_at_the_target_delay() {
 #[test]
 fn dumbbell_two_flows_send_rates_are_steady_and_fill_the_bottleneck() {
     // Two unit-weight flows across a dumbbell's 100 Gb/s middle link (link 0, swA → swB).
-    // Same expectations as the star (the compounding update left this bottleneck at 88%).
+    // Same expectations as the star. (Lemma 3.2 with the reference rule's Δt = RTT ≈ 6.3 µs
+    // and β = α/1000 asks for p > 21.6 µs; at p = 20 µs the loop is steady all the same.)
     let topo = crate::topo::builders::dumbbell(2, link(), link()).unwrap();
     let run = two_flow_run(&topo, [(0, 2), (1, 3)], LinkId(0), soze_config());
     assert_stable("dumbbell", run);
@@ -674,15 +683,23 @@ fn dumbbell_two_flows_send_rates_are_steady_and_fill_the_bottleneck() {
 
 #[test]
 fn per_ack_compounding_oscillates_on_the_star() {
-    // The comparison: `update = "per_packet_compound"` applies every ACK's ratio to the
+    // §3.3's `update = "per_packet_compound"` applies every ACK's ratio to the
     // current rate, so one RTT's worth of ACKs, all reporting the queue the previous rates
-    // built, compound the same correction. Expected: the send rate swings (CV above 20%).
+    // built, compound the same correction: the loop's gain is a window's worth of updates
+    // while Lemma 3.2's model (Appendix Eq. 23) has no feedback delay. Expected: the *send*
+    // rate swings (CV above 20% in 5 µs samples), while the throughputs over 1–2 ms are the
+    // oracle's within 5% (the queue absorbs the swing: what Figs. 2, 14, 17 and 18 measure).
     let topo = star(3, link()).unwrap();
-    let mut cfg = soze_config();
-    cfg.soze.update = SozeUpdate::PerPacketCompound;
-    let (stats, ..) = two_flow_run(&topo, [(0, 2), (1, 2)], LinkId(5), cfg);
-    println!("compounding: send rate (mean, CV) {stats:?}");
+    let cfg = compounding_config();
+    let (stats, got, want, q, t_star) = two_flow_run(&topo, [(0, 2), (1, 2)], LinkId(5), cfg);
+    println!(
+        "compounding: send rate (mean, CV) {stats:?}, throughput {got:?}, queueing delay \
+         {:.2} us (T = {:.2} us)",
+        q * 1e6,
+        t_star * 1e6
+    );
     assert!(stats.iter().all(|&(_, cv)| cv > 0.2), "{stats:?}");
+    assert!(max_rel_err(&got, &want) < 0.05, "{got:?} vs {want:?}");
 }
 
 /// `n` long flows from random hosts of pods 0–1 (hosts 0–7 of a k = 4 fat-tree) to random
@@ -762,9 +779,11 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     // weight (start-time fair queueing) and a flow sending below its share leaves at once, so
     // nothing queues in front of the fabric; the two-packet pacing credit keeps a paced flow
     // that waited for the busy NIC at its rate. Issue 7's bar: over 4–6 ms every flow within
-    // 5% of the oracle's weighted max-min rate, for two flow sets (measured: worst 0.96% and
-    // 0.62%). Not reached for a third set (asserted as measured: mean 2.1%, 22 of 24 flows
-    // within 5%, two at 8.2% and 14.4%, near-tied bottlenecks; see docs/systems/soze.md).
+    // 5% of the oracle's weighted max-min rate, for two flow sets (measured: worst 1.73% and
+    // 0.56%). Not reached for a third set (seed 777; measured mean 2.06%, p95 8.35%, worst
+    // 14.25%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
+    // mean within 5% and the set off it (some flow beyond 5%: if it stops being off, the docs'
+    // explanation is stale and this test says so).
     // The cause, shown on the first set: with the queueing NIC (one FIFO per host) the same
     // run is off by up to 14%, the FIFO's delay sitting in front of every downstream
     // bottleneck and its noise in every maxQD of the host's flows.
@@ -783,11 +802,7 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
         if every_flow {
             assert!(max < 0.05, "seed {seed}: errors {err:?}");
         } else {
-            let off = err.iter().filter(|&&e| e >= 0.05).count();
-            assert!(
-                mean < 0.05 && off <= 2 && max < 0.2,
-                "seed {seed}: errors {err:?}"
-            );
+            assert!(mean < 0.05 && max >= 0.05, "seed {seed}: errors {err:?}");
         }
         summaries.push((mean, p95, max));
     }
@@ -851,19 +866,16 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // the 5% bar holds for some sets and not others, and where it fails the allocation is not
     // at rest. Measured (mean / p95 / worst error): 32 flows seed 777 0.58 / 2.04 / 2.13%;
     // 12345 2.80 / 8.23 / 8.41%; seed A 4.31 / 15.62 / 17.29%; 64 flows seed A 9.23 / 38.04 /
-    // 53.07%. Asserted with margins: every flow within 5% for the first; mean within 5% and
-    // every flow within 10% / 25% for the next two; mean within 12% and every flow within 65%
-    // for 64 flows. The 64-flow case is the least settled: when host NICs stopped scanning
-    // paced flows (sleeping flows rejoin the round robin at its tail, which changes the order
-    // of equal start tags) its worst flow went from 39.94% to 53.07% and its mean from 7.42%
-    // to 9.23%; the 32-flow cases moved by less than 2.3 points.
+    // 53.07%. Asserted against issue 7's 5% bar, not against these numbers: every flow within
+    // 5% for the first set, and the other three off the bar (some flow beyond 5%: the outcome
+    // the swings below explain; should one reach it, the explanation is stale).
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
-    for (n, seed, mean_max, worst_max) in [
-        (32, 777, 0.05, 0.05),
-        (32, 12345, 0.05, 0.10),
-        (32, a, 0.05, 0.25),
-        (64, a, 0.12, 0.65),
+    for (n, seed, within_bar) in [
+        (32, 777, true),
+        (32, 12345, false),
+        (32, a, false),
+        (64, a, false),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -873,8 +885,9 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
             p95 * 100.0,
             max * 100.0
         );
-        assert!(
-            mean < mean_max && max < worst_max,
+        assert_eq!(
+            max < 0.05,
+            within_bar,
             "{n} flows, seed {seed}: errors {err:?}"
         );
     }
@@ -900,4 +913,190 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
         s78 > 3.0 && s95 > 3.0 && at_rtt > 0.7 && at_rtt > none + 0.5,
         "{m78} {s78} {m95} {s95} {none} {at_rtt}"
     );
+}
+
+/// A sender of weight 2 on a 100 Gb/s NIC with base RTT 4 µs, range α = 100 Gb/s, β = 10 Gb/s
+/// (ln(α/β) = ln 10), p = 20 µs, k = 3 µs, m = 0.25 (§4), starting at `rate`.
+fn hand_sender(update: SozeUpdate, rate: f64, min_rate: Option<Rate>) -> Soze {
+    hand_sender_with(SozeConfig {
+        update,
+        init_rate: Some(Rate(rate as u64)),
+        min_rate,
+        ..SozeConfig::default()
+    })
+}
+
+/// [`hand_sender`] with any `cfg`.
+fn hand_sender_with(cfg: SozeConfig) -> Soze {
+    let ctx = crate::engine::packet::cc::CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(100),
+        base_rtt: Time::from_us(4),
+        weight: 2.0,
+    };
+    Soze::new(&cfg, (100e9, 10e9), &ctx, "t").unwrap()
+}
+
+/// An ACK at `now_us` echoing `d_us` of maxQD (no RTT sample: the base RTT stays in use).
+fn ack_at(sender: &mut Soze, now_us: u64, d_us: u64) {
+    use crate::engine::packet::cc::{AckInfo, CongestionControl};
+    sender.on_ack(&AckInfo {
+        now: Time::from_us(now_us),
+        acked: 1000,
+        cum_ack: 0,
+        snd_nxt: 0,
+        in_flight: 0,
+        ece: false,
+        max_qdelay: Time::from_us(d_us),
+        int: &[],
+        rtt: None,
+        in_recovery: false,
+        word: 0,
+    });
+}
+
+#[test]
+fn one_update_step_matches_the_hand_worked_eq7() {
+    // Worked by hand: weight 2 at 40 Gb/s is s = r/w = 20 Gb/s per unit weight. maxQD D = 13 µs
+    // gives T⁻¹(D) = α·(β/α)^((D − k)/p) = 100·10^(−0.5) = 31.623 Gb/s (Eq. 25), so
+    // U = (31.623/20)^0.25 = 1.12135 (Eq. 7) and r ← 40·1.12135 = 44.854 Gb/s (Algorithm 1
+    // line 5). A second ACK with the same D 1 µs later (inside the 4 µs RTT):
+    // - §3.3's compounding (default) steps again from 44.854 Gb/s: in log terms each step
+    //   keeps (1 − m) of the gap to T⁻¹(D), so after two r = w·T⁻¹·(s/T⁻¹)^(0.75²) =
+    //   48.878 Gb/s;
+    // - the reference rate recomputes from the 40 Gb/s it took this RTT: 44.854 again;
+    // - once per RTT (Algorithm 1 line 3) skips it: 44.854, one update counted.
+    let one = 44.854_135_678_8e9;
+    for (update, two, updates) in [
+        (SozeUpdate::PerPacketCompound, 48.877_543_198_9e9, 2),
+        (SozeUpdate::PerPacket, one, 2),
+        (SozeUpdate::PerRtt, one, 1),
+    ] {
+        let mut s = hand_sender(update, 40e9, None);
+        ack_at(&mut s, 10, 13);
+        assert!((s.rate() - one).abs() < 1.0, "{update:?}: {}", s.rate());
+        ack_at(&mut s, 11, 13);
+        assert!((s.rate() - two).abs() < 1.0, "{update:?}: {}", s.rate());
+        assert_eq!(s.updates(), updates, "{update:?}");
+    }
+    // At the target delay of its own share the rate stays: T(20 Gb/s) = 20·ln 5/ln 10 + 3.
+    let mut s = hand_sender(SozeUpdate::PerPacketCompound, 40e9, None);
+    let t = s.target().delay(20e9);
+    s.apply(t);
+    assert!((s.rate() - 40e9).abs() < 1e-3 * 40e9, "{}", s.rate());
+}
+
+#[test]
+fn lemma_3_2_check_counts_the_updates_made_at_rates_too_slow_for_p() {
+    // Lemma 3.2: p > Δt/2·ln(α/β). Per ACK compounding, Δt = RTT/CWND = one packet
+    // (8,384 bits) at the rate, so with p = 20 µs and ln(α/β) = ln 10 the bound holds above
+    // 8,384 / (2·20 µs / ln 10) = 482.6 Mb/s. An update from 400 Mb/s violates it (counted),
+    // one from 600 Mb/s does not. Once per RTT, Δt is the RTT (4 µs base): bound 4.6 µs,
+    // not violated at p = 20 µs whatever the rate.
+    let mut slow = hand_sender(SozeUpdate::PerPacketCompound, 400e6, None);
+    ack_at(&mut slow, 10, 23);
+    assert_eq!(slow.lemma_3_2_violations(), 1);
+    let mut fast = hand_sender(SozeUpdate::PerPacketCompound, 600e6, None);
+    ack_at(&mut fast, 10, 3);
+    assert_eq!(fast.lemma_3_2_violations(), 0);
+    let mut per_rtt = hand_sender(SozeUpdate::PerRtt, 400e6, None);
+    ack_at(&mut per_rtt, 10, 23);
+    assert_eq!(per_rtt.lemma_3_2_violations(), 0);
+    // The best-case check when the sender is built: per RTT on a 40 µs base RTT the bound is
+    // 40/2·ln 10 = 46 µs > 20 µs, refused; both per-ACK rules react to every ACK (best case
+    // one packet at 100 Gb/s, 84 ns apart) and are accepted, but the reference rule's own Δt
+    // is the RTT: each of its updates there is counted as a violation.
+    let ctx = crate::engine::packet::cc::CcContext {
+        mss: 1000,
+        header: 48,
+        nic_rate: Rate::gbps(100),
+        base_rtt: Time::from_us(40),
+        weight: 1.0,
+    };
+    for (update, ok) in [
+        (SozeUpdate::PerRtt, false),
+        (SozeUpdate::PerPacket, true),
+        (SozeUpdate::PerPacketCompound, true),
+    ] {
+        let cfg = SozeConfig {
+            update,
+            ..SozeConfig::default()
+        };
+        let built = Soze::new(&cfg, (100e9, 10e9), &ctx, "packet config.soze");
+        assert_eq!(built.is_ok(), ok, "{update:?}");
+        match built {
+            Err(e) => assert!(e.to_string().starts_with("packet config.soze.p:"), "{e}"),
+            Ok(mut s) if update == SozeUpdate::PerPacket => {
+                ack_at(&mut s, 10, 3);
+                assert_eq!(s.lemma_3_2_violations(), 1);
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+#[test]
+fn lemma_3_2_violations_are_reported_by_a_scenario_that_breaks_it() {
+    // Fig. 2's star with the four flows' weights scaled by 1/100 and p = 2 µs (allowed with
+    // allow_unstable): the weights do not change the shares (10–40 Gb/s), but with
+    // compounding the bound p > Δt/2·ln(α/β) needs a packet time below 2·2 µs / ln 10 =
+    // 1.74 µs, i.e. a rate above 4.8 Gb/s: every flow meets it at its share, so violations
+    // come only from transients. With p = 0.2 µs the bound needs > 48 Gb/s: flows 1–3
+    // (10–30 Gb/s) violate it at their shares, so most of their updates are counted.
+    // Read through the engine's per-flow congestion control (`PacketSim::cc`).
+    let (topo, flows) = fig2();
+    let mut cfg = compounding_config();
+    cfg.soze.p = Time::from_ns(200);
+    cfg.soze.allow_unstable = true;
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+    sim.run_until(Time::from_us(300)).unwrap();
+    let share = |f: u32| match sim.cc(FlowId(f)) {
+        Some(crate::registry::CcImpl::Soze(s)) => {
+            s.lemma_3_2_violations() as f64 / s.updates().max(1) as f64
+        }
+        _ => panic!("flow {f} runs Söze"),
+    };
+    let shares: Vec<f64> = (0..4).map(share).collect();
+    println!("p = 0.2 us: share of updates violating Lemma 3.2 per flow {shares:?}");
+    assert!(shares[0] > 0.5, "{shares:?}");
+    assert!(sim.cc(FlowId(9)).is_none(), "no flow 9");
+}
+
+#[test]
+fn no_floor_unless_set_and_a_set_floor_is_reported() {
+    // A large maxQD (200 µs, far above p + k) asks for far less than the rate: with m = 0.25
+    // one step divides the rate by (s/T⁻¹(D))^0.25. Without a floor (the default: the paper
+    // has none) 50 steps take 40 Gb/s below 1 Mb/s; with min_rate = 100 Mb/s the rate stops
+    // there and the sender says it is held (`at_floor`).
+    let mut free = hand_sender(SozeUpdate::PerPacketCompound, 40e9, None);
+    let mut held = hand_sender(SozeUpdate::PerPacketCompound, 40e9, Some(Rate(100_000_000)));
+    for i in 0..50 {
+        ack_at(&mut free, 10 + i, 200);
+        ack_at(&mut held, 10 + i, 200);
+    }
+    assert!(free.rate() < 1e6, "{}", free.rate());
+    assert!(!free.at_floor());
+    assert_eq!(held.rate(), 100e6);
+    assert!(held.at_floor());
+}
+
+#[test]
+fn rate_window_paces_and_bounds_the_bytes_in_flight() {
+    // `control = "rate_window"`: the pacing rate is Söze's rate and the window is §3.3's
+    // `rate·RTT/8` bytes: 40 Gb/s over the 4 µs base RTT = 20,000 B. "rate" has no window,
+    // "window" no pacing.
+    use crate::engine::packet::cc::CongestionControl;
+    let with = |control| {
+        let s = hand_sender_with(SozeConfig {
+            control,
+            init_rate: Some(Rate::gbps(40)),
+            ..SozeConfig::default()
+        });
+        (s.cwnd(), s.pacing_rate())
+    };
+    let paced = Some(Rate::gbps(40));
+    assert_eq!(with(SozeControl::RateWindow), (20_000, paced));
+    assert_eq!(with(SozeControl::Rate), (u64::MAX, paced));
+    assert_eq!(with(SozeControl::Window), (20_000, None));
 }

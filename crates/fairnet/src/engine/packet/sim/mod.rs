@@ -432,6 +432,15 @@ impl<S: SchemeSet> PacketSim<S> {
         Some(self.flows.get(flow.idx())?.rx_wire)
     }
 
+    /// Flow `flow`'s congestion control, to read a scheme's own state (`None`: no such flow,
+    /// or it runs without one, at a constant rate). Reading it changes nothing.
+    pub fn cc(&self, flow: FlowId) -> Option<&S::Cc> {
+        match &self.flows.get(flow.idx())?.sender {
+            Sender::Tcp(s) => Some(&s.cc),
+            Sender::Udp(_) => None,
+        }
+    }
+
     /// The current pacing rate of flow `f`'s congestion control (bit/s), if it paces.
     pub fn pacing_rate(&self, flow: FlowId) -> Option<f64> {
         match &self.flows.get(flow.idx())?.sender {
