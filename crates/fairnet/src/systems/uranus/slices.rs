@@ -126,6 +126,39 @@ impl SliceSet {
         self.by_tag.get(&tag).copied()
     }
 
+    /// The slice of an active flow and its objective's metric at `now` (Algorithms 1–2, step
+    /// 2): the urgency `d` for DS, the priority `r` for CS. Errors name a flow in no slice, a
+    /// DS flow without a deadline, or a non-positive remaining size.
+    pub fn metric(&self, now: Time, f: &FlowState) -> Result<(usize, f64)> {
+        let s = self.slice_of(f.flow, f.tag)?;
+        let spec = &self.specs[s];
+        if !(f.remaining > 0.0 && f.remaining.is_finite()) {
+            return Err(Error::invalid(
+                format!("flow {}", f.flow),
+                format!(
+                    "remaining size must be > 0 for an active flow, got {}",
+                    f.remaining
+                ),
+            ));
+        }
+        let m = match spec.objective {
+            Objective::Ds => {
+                let deadline = f.deadline.ok_or_else(|| {
+                    Error::invalid(
+                        format!("flow {}", f.flow),
+                        format!(
+                            "in deadline-sensitive slice {:?} but has no deadline",
+                            spec.name
+                        ),
+                    )
+                })?;
+                urgency(now, f.remaining, deadline, f.throughput)
+            }
+            Objective::Cs => priority(f.remaining),
+        };
+        Ok((s, m))
+    }
+
     /// The slice of `flow` (its index, for the error) with `tag`; an error if in none.
     pub fn slice_of(&self, flow: u32, tag: u32) -> Result<usize> {
         self.slice_of_tag(tag).ok_or_else(|| {
@@ -175,6 +208,10 @@ pub struct FlowState {
     pub flow: u32,
     /// Its tag, which names its slice.
     pub tag: u32,
+    /// Sending host (SCC's tunnels are per host pair).
+    pub src: NodeId,
+    /// Receiving host.
+    pub dst: NodeId,
     /// Rack of its sender.
     pub src_rack: NodeId,
     /// Rack of its receiver.
@@ -315,32 +352,7 @@ impl Scheduler {
                     format!("listed twice in one decision slot (entries {j} and {i})"),
                 ));
             }
-            let s = self.slices.slice_of(f.flow, f.tag)?;
-            let spec = &self.slices.specs()[s];
-            if !(f.remaining > 0.0 && f.remaining.is_finite()) {
-                return Err(Error::invalid(
-                    format!("flow {}", f.flow),
-                    format!(
-                        "remaining size must be > 0 for an active flow, got {}",
-                        f.remaining
-                    ),
-                ));
-            }
-            let m = match spec.objective {
-                Objective::Ds => {
-                    let deadline = f.deadline.ok_or_else(|| {
-                        Error::invalid(
-                            format!("flow {}", f.flow),
-                            format!(
-                                "in deadline-sensitive slice {:?} but has no deadline",
-                                spec.name
-                            ),
-                        )
-                    })?;
-                    urgency(now, f.remaining, deadline, f.throughput)
-                }
-                Objective::Cs => priority(f.remaining),
-            };
+            let (s, m) = self.slices.metric(now, f)?;
             slice_of.push(s);
             metric.push(m);
         }

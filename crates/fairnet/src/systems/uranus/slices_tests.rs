@@ -25,6 +25,8 @@ fn cs_flow(flow: u32, tag: u32, src: NodeId, dst: NodeId, remaining: f64) -> Flo
     FlowState {
         flow,
         tag,
+        src: NodeId(0),
+        dst: NodeId(1),
         src_rack: src,
         dst_rack: dst,
         remaining,
@@ -210,6 +212,8 @@ fn every_slice_sums_to_its_weight_after_every_slot() {
             active.push(FlowState {
                 flow: next_id,
                 tag: rng.gen_range(0..3),
+                src,
+                dst,
                 src_rack: big.rack_of(src).unwrap(),
                 dst_rack: big.rack_of(dst).unwrap(),
                 remaining: rng.gen_range(1e3..1e8),
