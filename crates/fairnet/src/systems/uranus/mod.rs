@@ -74,6 +74,7 @@
 //! - *`r = 1/S`* with `S` the remaining bytes (§3.3.2: "the simplest one").
 
 pub mod fig3;
+pub mod flow_level;
 pub mod scc;
 pub mod slices;
 pub mod wvcc;
