@@ -27,6 +27,8 @@ def test_uranus_fig3_smoke_scc_gives_the_papers_ratios(tmp_path: Path) -> None:
         assert abs(b[scheme]["a2_share"] - 9 / 14) < 1e-9
         assert abs(b[scheme]["a1_to_a2"] - 7 / 27) < 1e-9
         assert abs(b[scheme]["a_to_b"] - 17 / 25) < 1e-9
+        # Jain over the slices' weight-normalised throughput (34/42, 50/42): 7056/7312.
+        assert abs(b[scheme]["proportionality"] - 7056 / 7312) < 1e-9
     c = {r["scheme"]: r for r in result.rows if r["figure"] == "3c"}
     assert abs(c["scc"]["f2_share"] - 1 / 5) < 1e-9
     assert abs(c["uranus"]["f2_share"] - 1) < 1e-9

@@ -258,6 +258,7 @@ fn uranus_fig3<'py>(py: Python<'py>, n_background: usize) -> PyResult<Bound<'py,
         e.set_item("a2_share", c.a2_share())?;
         e.set_item("a1_to_a2", c.a1_to_a2())?;
         e.set_item("a_to_b", c.a_to_b())?;
+        e.set_item("proportionality", c.proportionality)?;
         b.push(e);
     }
     let mut cs = Vec::new();

@@ -46,10 +46,12 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             Column("A₂ / L₂", "ours"),
             Column("A₁ : A₂", "ours"),
             Column("A : B", "ours"),
+            Column("Jain", "ours"),
             Column("SCC", "paper", text=True),
         ),
         note="Rates: the oracle's weighted max-min for each scheme's weights. Intended "
-        "A₁ : A₂ = 1 : 9 and A : B = 1 : 1.",
+        "A₁ : A₂ = 1 : 9 and A : B = 1 : 1. Jain: congestion proportionality, Jain's index "
+        "over the slices' throughput on the rack–core links (L₁, L₂) per unit of weight.",
     )
     for b in first["b"]:
         rows.append({"figure": "3b", **b})
@@ -60,6 +62,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
             f"{b['a2_share']:.4f}",
             f"{b['a1_to_a2']:.4f}",
             f"{b['a_to_b']:.4f}",
+            f"{b['proportionality']:.4f}",
             "1/6, 9/14, 7:27, 17:25" if b["scheme"] == "scc" else "-",
         )
     tb.print(console)

@@ -18,7 +18,8 @@ use super::scc::{self, virtual_tunnel_allocation};
 use super::slices::{BigSwitch, FlowState, Objective, Scheduler, SliceSet, SliceSpec};
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::error::Result;
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
+use crate::metrics::{rack_core_links, slice_proportionality};
 use crate::topo::{explicit_path, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 
@@ -34,6 +35,9 @@ pub struct Fig3b {
     pub weights: [f64; 4],
     /// Rates (bit/s) of A₁, A₂, B₁, B₂ from the oracle with these weights.
     pub rates: [f64; 4],
+    /// Congestion proportionality ([`crate::metrics::slice_proportionality`] over the
+    /// rack–core links, here `L₁` and `L₂`): 1 when A : B = 1 : 1.
+    pub proportionality: f64,
 }
 
 impl Fig3b {
@@ -132,12 +136,25 @@ pub fn fig3b() -> Result<Vec<Fig3b>> {
     let scc_w = scc::flow_weights(&scc::tunnels(&slices, Time::ZERO, &states)?, states.len());
     let uranus = Scheduler::new(slices).decide(Time::ZERO, &states)?;
     let uranus_w: Vec<f64> = uranus.flow_weights.iter().map(|&(_, w)| w).collect();
+    let counted = rack_core_links(&t);
+    let link_paths: Vec<Vec<LinkId>> = paths
+        .iter()
+        .map(|p| p.iter().map(|&l| LinkId(l)).collect())
+        .collect();
+    let slice_of: Vec<usize> = flows.iter().map(|f| f.1 as usize).collect();
     let case = |scheme, w: Vec<f64>| -> Result<Fig3b> {
         let r = oracle(&t, &paths, &w)?;
         Ok(Fig3b {
             scheme,
             weights: [w[0], w[1], w[2], w[3]],
             rates: [r[0], r[1], r[2], r[3]],
+            proportionality: slice_proportionality(
+                &link_paths,
+                &r,
+                &slice_of,
+                &[1.0, 1.0],
+                &counted,
+            ),
         })
     };
     Ok(vec![case("scc", scc_w)?, case("uranus", uranus_w)?])

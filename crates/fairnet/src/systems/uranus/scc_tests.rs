@@ -28,6 +28,13 @@ fn fig3b_scc_gives_7_27_and_17_25() {
     assert!(close(scc.a2_share(), 9.0 / 14.0), "{}", scc.a2_share());
     assert!(close(scc.a1_to_a2(), 7.0 / 27.0), "{}", scc.a1_to_a2());
     assert!(close(scc.a_to_b(), 17.0 / 25.0), "{}", scc.a_to_b());
+    // Jain over (T_A, T_B)/W = (34/42, 50/42) on L₁ and L₂ (the only rack–core links):
+    // 84²/(2·(34² + 50²)) = 7056/7312.
+    assert!(
+        close(scc.proportionality, 7056.0 / 7312.0),
+        "{}",
+        scc.proportionality
+    );
 }
 
 /// Fig. 3(b), Uranus on the same flows. Every rack (s₁, r₁, s₂, r₂) is in exactly one of the
