@@ -72,6 +72,10 @@
 //!   largest, so weights stay positive and finite over any number of slots. The paper gives
 //!   no bound.
 //! - *`r = 1/S`* with `S` the remaining bytes (§3.3.2: "the simplest one").
+//!
+//! Beside it: SCC, the baseline of §2.4, at flow level ([`scc`]); Fig. 3's toy networks
+//! ([`fig3`]); the scheduler driving the flow engine's exact allocation every decision slot
+//! ([`flow_level`]).
 
 pub mod fig3;
 pub mod flow_level;
