@@ -1,5 +1,5 @@
 //! Bindings of the systems' experiments that run in Rust (Söze §5.1's application cases,
-//! s-PERC §8.2.1's convergence experiments).
+//! s-PERC §8.2.1's convergence experiments, Uranus Fig. 3).
 
 use crate::workload::value_error;
 use fairnet::ids::NodeId;
@@ -242,11 +242,48 @@ fn sperc_convergence<'py>(
     Ok(d)
 }
 
+/// Uranus Fig. 3 at flow level (`fairnet::systems::uranus::fig3`): (b) SCC's and Uranus's
+/// weights and the oracle's rates on two bottlenecks (`b`: one dict per scheme), (c) one
+/// virtual tunnel over two paths with `n_background` flows on the congested one against
+/// per-flow control (`c`: one dict per scheme); `capacity_bps`: the bottlenecks' capacity.
+#[pyfunction]
+fn uranus_fig3<'py>(py: Python<'py>, n_background: usize) -> PyResult<Bound<'py, PyDict>> {
+    use fairnet::systems::uranus::fig3;
+    let d = PyDict::new(py);
+    let mut b = Vec::new();
+    for c in fig3::fig3b().map_err(value_error)? {
+        let e = PyDict::new(py);
+        e.set_item("scheme", c.scheme)?;
+        e.set_item("weights", c.weights.to_vec())?;
+        e.set_item("rates", c.rates.to_vec())?;
+        e.set_item("a1_share", c.a1_share())?;
+        e.set_item("a2_share", c.a2_share())?;
+        e.set_item("a1_to_a2", c.a1_to_a2())?;
+        e.set_item("a_to_b", c.a_to_b())?;
+        e.set_item("proportionality", c.proportionality)?;
+        b.push(e);
+    }
+    let mut cs = Vec::new();
+    for c in fig3::fig3c(n_background).map_err(value_error)? {
+        let e = PyDict::new(py);
+        e.set_item("scheme", c.scheme)?;
+        e.set_item("f1", c.f1)?;
+        e.set_item("f2", c.f2)?;
+        e.set_item("background", c.background)?;
+        cs.push(e);
+    }
+    d.set_item("b", b)?;
+    d.set_item("c", cs)?;
+    d.set_item("capacity_bps", fig3::BOTTLENECK.bps())?;
+    Ok(d)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(soze_app_cases, m)?)?;
     m.add_function(wrap_pyfunction!(soze_multi_connection, m)?)?;
     m.add_function(wrap_pyfunction!(soze_scaling, m)?)?;
     m.add_function(wrap_pyfunction!(sperc_convergence, m)?)?;
+    m.add_function(wrap_pyfunction!(uranus_fig3, m)?)?;
     Ok(())
 }

@@ -46,9 +46,91 @@ pub fn jain_index(x: &[f64], target: Option<&[f64]>) -> f64 {
     }
 }
 
+/// The links between the rack layer and the core of `topo` (Uranus §2.2): a link from a rack
+/// switch (a switch with a host attached) to another switch, or back. Uranus treats all of
+/// them as congested, "regardless of their real-time load", so every byte crossing them counts
+/// for congestion proportionality.
+pub fn rack_core_links(topo: &Topology) -> Vec<bool> {
+    let mut rack = vec![false; topo.num_nodes()];
+    for &h in topo.hosts() {
+        for &l in topo.out_links(h) {
+            rack[topo.link(l).dst.0 as usize] = true;
+        }
+    }
+    topo.links()
+        .iter()
+        .map(|l| {
+            let (a, b) = (l.src, l.dst);
+            !topo.is_host(a) && !topo.is_host(b) && (rack[a.0 as usize] || rack[b.0 as usize])
+        })
+        .collect()
+}
+
+/// Congestion proportionality among slices (Uranus §5.2.1, "Jain's fairness index [21] as a
+/// metric to quantify network proportionality"): for each slice `s`, `T_s` = the sum over the
+/// `counted` links (the rack–core links, [`rack_core_links`]) of the rate its flows put on
+/// them (a flow counts once per counted link it crosses); the index is Jain's over
+/// `T_s / W_s` (1 = every slice's share of the congested links in proportion to its weight).
+/// `paths[i]`, `rates[i]` and `slice_of[i]` describe flow `i`; `weights[s]` is `W_s`.
+pub fn slice_proportionality(
+    paths: &[Vec<LinkId>],
+    rates: &[f64],
+    slice_of: &[usize],
+    weights: &[f64],
+    counted: &[bool],
+) -> f64 {
+    let mut t = vec![0.0; weights.len()];
+    for ((path, &r), &s) in paths.iter().zip(rates).zip(slice_of) {
+        let n = path.iter().filter(|l| counted[l.idx()]).count();
+        t[s] += r * n as f64;
+    }
+    jain_index(&t, Some(weights))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::topo::{fat_tree, FatTreeSpec, LinkSpec};
+    use crate::units::Rate;
+
+    #[test]
+    fn rack_core_links_of_a_fat_tree() {
+        // k = 4: 8 edge (rack) switches, each with 2 uplinks to aggregation switches, both
+        // directions: 32 rack–core links; host links and aggregation–core links are not.
+        let link = LinkSpec::new(Rate::gbps(1), Time::from_us(1), Bytes(100_000));
+        let topo = fat_tree(FatTreeSpec {
+            k: 4,
+            host_link: link,
+            fabric_link: link,
+            oversubscription: 1,
+        })
+        .unwrap();
+        let counted = rack_core_links(&topo);
+        assert_eq!(counted.iter().filter(|&&c| c).count(), 32);
+    }
+
+    #[test]
+    fn slice_proportionality_of_fig3b() {
+        // Uranus Fig. 3(b) with SCC's rates on two counted links 0 and 1 (capacity 1): A₁ 1/6
+        // and A₂ 9/14, B₁ 5/6 and B₂ 5/14, W_A = W_B = 1. T_A = 34/42, T_B = 50/42, so the
+        // index is 84² / (2·(34² + 50²)) = 7056/7312. Doubling B's weight to 2 makes B's
+        // normalised share 25/42 and the index (59²)/(2·(34² + 25²)) = 3481/3562.
+        let paths = vec![
+            vec![LinkId(0)],
+            vec![LinkId(1)],
+            vec![LinkId(0)],
+            vec![LinkId(1)],
+        ];
+        let rates = [1.0 / 6.0, 9.0 / 14.0, 5.0 / 6.0, 5.0 / 14.0];
+        let slice_of = [0, 0, 1, 1];
+        let j = slice_proportionality(&paths, &rates, &slice_of, &[1.0, 1.0], &[true, true]);
+        assert!((j - 7056.0 / 7312.0).abs() < 1e-12, "{j}");
+        let j = slice_proportionality(&paths, &rates, &slice_of, &[1.0, 2.0], &[true, true]);
+        assert!((j - 3481.0 / 3562.0).abs() < 1e-12, "{j}");
+        // Links not counted carry nothing: only link 1 counted gives T = (9/14, 5/14).
+        let j = slice_proportionality(&paths, &rates, &slice_of, &[1.0, 1.0], &[false, true]);
+        assert!((j - 196.0 / (2.0 * (81.0 + 25.0))).abs() < 1e-12, "{j}");
+    }
 
     #[test]
     fn wire_bytes_add_a_header_per_packet() {

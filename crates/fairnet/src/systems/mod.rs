@@ -5,7 +5,8 @@
 //! - [`soze`]: Söze's sender on the packet engine and its §5.1 weight policies.
 //! - [`sperc`]: s-PERC, n-PERC, *Fair* and s-PERC* on the rounds engine.
 //! - [`may`]: MAY's drop-counter AQM (Fig. 1) as a queueing discipline.
-//! - [`uranus`]: WVCC, Uranus's weighted virtual congestion control shim.
+//! - [`uranus`]: WVCC, Uranus's weighted virtual congestion control shim; Uranus's slice
+//!   scheduler (PS-N, Algorithms 1–2) and the SCC baseline.
 
 pub mod may;
 pub mod soze;

@@ -108,6 +108,13 @@ pub struct FatTreeSpec {
 /// its edge switch (host `i` → edge is link `2i`); then edge ↔ agg (by pod, edge, agg); then
 /// agg ↔ core (by agg, core).
 pub fn fat_tree(spec: FatTreeSpec) -> Result<Topology> {
+    fat_tree_with_core(spec, spec.fabric_link)
+}
+
+/// [`fat_tree`] with the aggregation ↔ core links given apart (`core_link`; `fabric_link`
+/// then sets edge ↔ aggregation only): e.g. Uranus §5.2's 10 Gb/s core over 1 Gb/s
+/// ([`uranus_fat_tree`]). The same nodes and links, in the same order, as [`fat_tree`].
+pub fn fat_tree_with_core(spec: FatTreeSpec, core_link: LinkSpec) -> Result<Topology> {
     let FatTreeSpec {
         k,
         host_link,
@@ -123,6 +130,7 @@ pub fn fat_tree(spec: FatTreeSpec) -> Result<Topology> {
     check_positive("fat_tree.oversubscription", r)?;
     check_link_spec("fat_tree.host_link", &host_link)?;
     check_link_spec("fat_tree.fabric_link", &fabric_link)?;
+    check_link_spec("fat_tree.core_link", &core_link)?;
 
     let (k64, r64) = (k as u64, r as u64);
     let half = k64 / 2;
@@ -161,7 +169,7 @@ pub fn fat_tree(spec: FatTreeSpec) -> Result<Topology> {
     for agg in 0..n_edge {
         let j = agg % half;
         for c in 0..half {
-            t.add_duplex(nid(agg0, agg), nid(core0, j * half + c), fabric_link)?;
+            t.add_duplex(nid(agg0, agg), nid(core0, j * half + c), core_link)?;
         }
     }
     debug_assert_eq!((t.num_nodes(), t.num_links()), (n_nodes, n_links));
@@ -497,6 +505,29 @@ pub fn soze_fig17(link: LinkSpec) -> Result<PaperTopology> {
     Ok(PaperTopology { topology: t, flows })
 }
 
+/// Uranus §5.2's network: "a 4-ary Fat-Tree … with 4 core switches, 8 aggregator switches,
+/// 8 ToR switches, each ToR switch connected to 8 nodes. The capacity of edge links from server
+/// to ToR switch, from ToR switch to Agg switch is 1 Gbps, and core links is 10 Gbps. … The
+/// maximum end-to-end RTT is 300 usec." A k = 4 fat-tree with oversubscription 4 (8 hosts per
+/// ToR over 2 uplinks), 64 hosts; host and edge–aggregation links 1 Gb/s, aggregation–core
+/// links 10 Gb/s ([`fat_tree_with_core`]).
+///
+/// Choices the paper leaves open: every link's propagation delay is 25 µs, so the longest path
+/// (6 links each way, across pods) has a 300 µs round trip of propagation; buffers are 1 MB
+/// per port (not given; the ECN threshold of 65 packets is the queue's, set by the scenario).
+pub fn uranus_fat_tree() -> Result<Topology> {
+    let link = |gbps| LinkSpec::new(Rate::gbps(gbps), Time::from_us(25), Bytes(1_000_000));
+    fat_tree_with_core(
+        FatTreeSpec {
+            k: 4,
+            host_link: link(1),
+            fabric_link: link(1),
+            oversubscription: 4,
+        },
+        link(10),
+    )
+}
+
 /// Link rate of MAY's multiple-bottleneck experiment: "The capacities of all links are
 /// 10Mbps" (MAY §4.B).
 pub const MAY_FIG6_RATE: Rate = Rate(10_000_000);
@@ -612,6 +643,42 @@ mod tests {
             fabric_link: LinkSpec::with_rate(Rate::gbps(400)),
             oversubscription: r,
         })
+    }
+
+    #[test]
+    fn uranus_fat_tree_is_the_papers_network() {
+        // Uranus §5.2: 4 core, 8 aggregation, 8 ToR switches, 8 servers per ToR (64 hosts);
+        // server and ToR–aggregation links 1 Gb/s, core links 10 Gb/s; the longest path (hosts
+        // in different pods: 6 links each way at 25 µs) has a 300 µs propagation RTT.
+        let t = uranus_fat_tree().unwrap();
+        assert_eq!(
+            (
+                count_kind(&t, "core"),
+                count_kind(&t, "agg"),
+                count_kind(&t, "edge")
+            ),
+            (4, 8, 8)
+        );
+        assert_eq!(t.num_hosts(), 64);
+        let gbps = |l: &crate::topo::Link| l.capacity.bps() / 1e9;
+        for l in t.links() {
+            let core =
+                t.node(l.src).name.starts_with("core") || t.node(l.dst).name.starts_with("core");
+            assert_eq!(gbps(l), if core { 10.0 } else { 1.0 });
+        }
+        // Host 0 (pod 0) to host 63 (pod 3).
+        let mut path = Vec::new();
+        Routing::new(&t)
+            .path_into(
+                NodeId(0),
+                NodeId(63),
+                PathSelector::FlowHash { seed: 0, flow: 0 },
+                &mut path,
+            )
+            .unwrap();
+        let one_way: u64 = path.iter().map(|&l| t.link(l).delay.0).sum();
+        assert_eq!(path.len(), 6);
+        assert_eq!(Time(2 * one_way), Time::from_us(300));
     }
 
     fn count_kind(t: &Topology, prefix: &str) -> usize {

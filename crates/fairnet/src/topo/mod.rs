@@ -28,8 +28,9 @@ pub mod routing;
 pub mod spec;
 
 pub use builders::{
-    b4, dumbbell, fat_tree, leaf_spine, may_fig6, parking_lot, parking_lot_pairs, soze_fig17,
-    sperc_fig2, star, FatTreeSpec, LeafSpineSpec, PaperTopology,
+    b4, dumbbell, fat_tree, fat_tree_with_core, leaf_spine, may_fig6, parking_lot,
+    parking_lot_pairs, soze_fig17, sperc_fig2, star, uranus_fat_tree, FatTreeSpec, LeafSpineSpec,
+    PaperTopology,
 };
 pub use formats::{
     read_hpcc_topology, read_topology_file, write_hpcc_topology, write_topology_file, FileFormat,

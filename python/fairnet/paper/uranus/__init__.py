@@ -1,15 +1,16 @@
-"""Uranus (WVCC): the paper-registry entries reproducing §4.2 (AC/DC, Fig. 4), §4.4 (the fluid
-model, Fig. 5(a)), §5.1.1 (flows arriving one after another, Fig. 5(b)) and §5.1.2 (WVCC on the
-testbed, Figs. 6–7), and WVCC's accuracy against the oracle beside Söze's (beyond the
-paper); ``common`` holds what they share."""
+"""Uranus (WVCC): the paper-registry entries reproducing §2.4 (SCC's failures, Fig. 3), §4.2
+(AC/DC, Fig. 4), §4.4 (the fluid model, Fig. 5(a)), §5.1.1 (flows arriving one after another,
+Fig. 5(b)) and §5.1.2 (WVCC on the testbed, Figs. 6–7), and WVCC's accuracy against the oracle
+beside Söze's (beyond the paper); ``common`` holds what they share."""
 
 from __future__ import annotations
 
 from fairnet.paper.entry import Entry
 from fairnet.paper.uranus.accuracy import ENTRY as ACCURACY
+from fairnet.paper.uranus.fig3 import ENTRY as FIG3
 from fairnet.paper.uranus.fig4 import ENTRY as FIG4
 from fairnet.paper.uranus.fig5a import ENTRY as FIG5A
 from fairnet.paper.uranus.fig5b import ENTRY as FIG5B
 from fairnet.paper.uranus.fig6_7 import ENTRY as FIG6_7
 
-ENTRIES: list[Entry] = [FIG4, FIG5A, FIG5B, FIG6_7, ACCURACY]
+ENTRIES: list[Entry] = [FIG3, FIG4, FIG5A, FIG5B, FIG6_7, ACCURACY]

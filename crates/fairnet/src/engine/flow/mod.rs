@@ -18,6 +18,10 @@
 //! `start_latency`, and ends when its last bit has crossed the path (one-way propagation delay
 //! after it was sent). The ideal FCT is that of the flow alone on the empty network.
 //!
+//! Weight policies ([`WeightPolicy`]) change weights at the instants where flows arrive or
+//! finish and, if they ask for it, at periodic decision slots where they see every active
+//! flow's remaining bytes and rate.
+//!
 //! DAG jobs: a flow with dependencies starts when the last of them has ended (or at its own
 //! start time, if later). Group results (`tag`) give job completion times and coflow completion
 //! times: last end minus first start over the group.
@@ -28,6 +32,6 @@ mod sim;
 mod tests;
 
 pub use sim::{
-    run, run_with, run_with_progress, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults,
-    FluidFlow, GroupRecord, RateSample, WeightChange, WeightPolicy,
+    run, run_with, run_with_progress, ActiveFlow, AllocatorKind, FlowRecord, FlowSimConfig,
+    FlowSimResults, FluidFlow, GroupRecord, RateSample, WeightChange, WeightPolicy,
 };

@@ -53,9 +53,21 @@ pub struct WeightChange {
     pub weight: f64,
 }
 
+/// An active flow as a [`WeightPolicy`] sees it at a decision slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ActiveFlow {
+    /// The flow's index.
+    pub flow: u32,
+    /// Bytes it still has to put on the wire (payload and headers).
+    pub remaining_wire_bytes: f64,
+    /// Its rate since the last event, bits/s.
+    pub rate: f64,
+}
+
 /// Changes weights as flows come and go: Söze §5.1's application policies (job-level
 /// sum-preserving reallocation, critical-path priority), evaluated by the engine at every
-/// instant where flows arrived or finished.
+/// instant where flows arrived or finished; and, for a policy that asks for them, at periodic
+/// decision slots with the state of every active flow (Uranus's Algorithms 1–2).
 pub trait WeightPolicy {
     /// After the arrivals and departures of one instant (flow indices in `arrived`,
     /// `departed`), before the rates are updated: `set(flow, weight)` changes the weight of
@@ -68,6 +80,19 @@ pub trait WeightPolicy {
         departed: &[u32],
         set: &mut dyn FnMut(u32, f64),
     );
+
+    /// The period of decision slots (from time 0 while flows remain), if the policy wants
+    /// them. Default none.
+    fn slot(&self) -> Option<Time> {
+        None
+    }
+
+    /// At every decision slot, after that instant's events and [`Self::on_instant`], before
+    /// the rates are updated: every active flow's state (in flow order); `set` as in
+    /// [`Self::on_instant`]. Default: nothing.
+    fn on_slot(&mut self, now: Time, active: &[ActiveFlow], set: &mut dyn FnMut(u32, f64)) {
+        let _ = (now, active, set);
+    }
 }
 
 /// Which allocator updates the rates.
@@ -203,6 +228,7 @@ enum Event {
     Arrive { flow: u32 },
     Weight { change: u32 },
     Sample,
+    Slot,
 }
 
 struct FlowState {
@@ -498,6 +524,17 @@ pub fn run_with(
     if cfg.rate_interval.is_some() {
         queue.push((Time::ZERO, Event::Sample));
     }
+    let slot_period = policy.as_deref().and_then(|p| p.slot());
+    if let Some(period) = slot_period {
+        if period == Time::ZERO {
+            return Err(Error::invalid(
+                "weight policy",
+                "decision slot must be positive",
+            ));
+        }
+        queue.push((Time::ZERO, Event::Slot));
+    }
+    let mut slot_flows: Vec<ActiveFlow> = Vec::new();
     let mut rates = Vec::new();
     let (mut events, mut rate_updates) = (0u64, 0u64);
     let mut active = 0usize;
@@ -531,6 +568,7 @@ pub fn run_with(
         }
         now = t;
         let mut sample = false;
+        let mut slot_due = false;
         // Apply every event of this instant, then update the rates once.
         while let Some((p, slot)) = completions.peek() {
             if p != t.0 {
@@ -603,29 +641,36 @@ pub fn run_with(
                     }
                 }
                 Event::Sample => sample = true,
+                Event::Slot => slot_due = true,
             }
         }
         if let Some(p) = policy.as_deref_mut() {
             if !arrived.is_empty() || !departed.is_empty() {
-                let mut bad = None;
-                p.on_instant(t, &arrived, &departed, &mut |f, w| {
-                    if f as usize >= flows.len() || !(w.is_finite() && w > 0.0) {
-                        bad.get_or_insert((f, w));
-                        return;
-                    }
-                    weights[f as usize] = w;
-                    if let Some(slot) = st[f as usize].slot {
-                        alloc.set_weight(slot, w);
-                    }
-                });
-                if let Some((f, w)) = bad {
-                    return Err(Error::invalid(
-                        format!("flows[{f}].weight"),
-                        format!("the weight policy set {w}: weights must be positive and finite, for one of the {} flows", flows.len()),
-                    ));
-                }
+                set_weights(&mut weights, &st, &mut alloc, |set| {
+                    p.on_instant(t, &arrived, &departed, set)
+                })?;
                 arrived.clear();
                 departed.clear();
+            }
+            if slot_due {
+                slot_flows.clear();
+                for (flow, s) in st.iter().enumerate() {
+                    if let Some(slot) = s.slot {
+                        let l = &live[slot as usize];
+                        let bits = l.remaining_bits - l.rate * (t - l.last).as_secs_f64();
+                        slot_flows.push(ActiveFlow {
+                            flow: flow as u32,
+                            remaining_wire_bytes: bits.max(0.0) / 8.0,
+                            rate: l.rate,
+                        });
+                    }
+                }
+                set_weights(&mut weights, &st, &mut alloc, |set| {
+                    p.on_slot(t, &slot_flows, set)
+                })?;
+                if finished < flows.len() {
+                    queue.push((t + slot_period.expect("slots are due"), Event::Slot));
+                }
             }
         }
         if cfg.allocator == AllocatorKind::Recompute && active > 0 {
@@ -695,6 +740,37 @@ pub fn run_with(
         end_time: now,
         complete,
     })
+}
+
+/// Runs `call` with a `set(flow, weight)` that changes the weight of a flow (active or not);
+/// an error names the first flow set to an unknown index or a non-positive weight.
+fn set_weights(
+    weights: &mut [f64],
+    st: &[FlowState],
+    alloc: &mut IncrementalAllocator,
+    call: impl FnOnce(&mut dyn FnMut(u32, f64)),
+) -> Result<()> {
+    let n = weights.len();
+    let mut bad = None;
+    call(&mut |f, w| {
+        if f as usize >= n || !(w.is_finite() && w > 0.0) {
+            bad.get_or_insert((f, w));
+            return;
+        }
+        weights[f as usize] = w;
+        if let Some(slot) = st[f as usize].slot {
+            alloc.set_weight(slot, w);
+        }
+    });
+    match bad {
+        Some((f, w)) => Err(Error::invalid(
+            format!("flows[{f}].weight"),
+            format!(
+                "the weight policy set {w}: weights must be positive and finite, for one of the {n} flows"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn groups(records: &[FlowRecord]) -> Vec<GroupRecord> {

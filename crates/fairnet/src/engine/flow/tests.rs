@@ -389,3 +389,84 @@ fn flows_lasting_longer_than_f64_picoseconds_are_exact_finish() {
         assert!(got.0.abs_diff(want.0) <= 1_000, "end {got} want {want}");
     }
 }
+
+/// A policy that records what it sees at every decision slot of `period` and, at the slot at
+/// `switch_at`, sets flow 0's weight to 3.
+struct SlotRecorder {
+    period: Time,
+    switch_at: Time,
+    seen: Vec<(Time, Vec<ActiveFlow>)>,
+}
+
+impl WeightPolicy for SlotRecorder {
+    fn on_instant(&mut self, _: Time, _: &[u32], _: &[u32], _: &mut dyn FnMut(u32, f64)) {}
+    fn slot(&self) -> Option<Time> {
+        Some(self.period)
+    }
+    fn on_slot(&mut self, now: Time, active: &[ActiveFlow], set: &mut dyn FnMut(u32, f64)) {
+        self.seen.push((now, active.to_vec()));
+        if now == self.switch_at {
+            set(0, 3.0);
+        }
+    }
+}
+
+#[test]
+fn decision_slots_see_remaining_bytes_and_rates_and_set_weights() {
+    // Two 10 MB flows of weight 1 on a 10 Gb/s bottleneck, slots every 2 ms, flow 0's weight
+    // set to 3 at the 4 ms slot. Slots at 0, 2, 4, … ms: at 0 both are active with 10 MB left
+    // and rate 0 (nothing allocated yet); at 2 ms both ran at 5 Gb/s, so 10 − 1.25 = 8.75 MB
+    // left each, rate 5 Gb/s; at 4 ms 7.5 MB each. Then 7.5 and 2.5 Gb/s: flow 0 ends its
+    // 7.5 MB at 4 + 8 = 12 ms (+ 3 µs propagation); flow 1 has 7.5 − 2.5 = 5 MB left, alone:
+    // 4 ms more (16 ms). The last slot is the one at 12 ms (flow 1 still active), then 14 and
+    // 16 ms are not due after every flow ended — the slot at 16 ms coincides with the end.
+    let topo = bell(2);
+    let flows = vec![
+        flow(0, 2, 10_000_000, Time::ZERO),
+        flow(1, 3, 10_000_000, Time::ZERO),
+    ];
+    let mut p = SlotRecorder {
+        period: Time::from_ms(2),
+        switch_at: Time::from_ms(4),
+        seen: Vec::new(),
+    };
+    let cfg = FlowSimConfig::default();
+    let r = run_with(
+        &topo,
+        &flows,
+        &[],
+        &cfg,
+        &crate::engine::Progress::default(),
+        Some(&mut p),
+    )
+    .unwrap();
+    let e = ends(&r);
+    let near = |t: Time, ms: f64| {
+        t.0.abs_diff((Time::from_secs_f64(ms * 1e-3) + Time::from_us(3)).0) <= 4
+    };
+    assert!(near(e[0], 12.0) && near(e[1], 16.0), "{e:?}");
+    let times: Vec<f64> = p.seen.iter().map(|(t, _)| t.as_secs_f64() * 1e3).collect();
+    assert_eq!(&times[..3], &[0.0, 2.0, 4.0]);
+    assert!(times.iter().all(|&t| t <= 16.0));
+    let (_, at0) = &p.seen[0];
+    assert_eq!(at0.len(), 2);
+    assert!(at0
+        .iter()
+        .all(|a| a.remaining_wire_bytes == 1e7 && a.rate == 0.0));
+    let (_, at2) = &p.seen[1];
+    for a in at2 {
+        assert!((a.remaining_wire_bytes - 8.75e6).abs() < 1.0 && (a.rate - 5e9).abs() < 1.0);
+    }
+    let (_, at4) = &p.seen[2];
+    assert!(at4
+        .iter()
+        .all(|a| (a.remaining_wire_bytes - 7.5e6).abs() < 1.0));
+    // After flow 0's end only flow 1 is listed.
+    let (_, late) = p
+        .seen
+        .iter()
+        .find(|(t, _)| *t == Time::from_ms(14))
+        .unwrap();
+    assert_eq!(late.len(), 1);
+    assert_eq!(late[0].flow, 1);
+}

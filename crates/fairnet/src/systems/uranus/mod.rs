@@ -1,5 +1,5 @@
 //! Uranus (`../shared/papers/uranus-wvcc.txt`): WVCC, its per-flow weight enforcement (§4,
-//! §5.1). The slice scheduler (§3) is not here yet.
+//! §5.1), and the slice scheduler (§3) in [`slices`].
 //!
 //! **What the paper says** (§4.3): a shim in the hypervisor datapath, between unmodified guest
 //! TCP stacks and the NIC, keeps per-flow state (the kernel module hashes the 4-tuple,
@@ -41,8 +41,51 @@
 //! ([`model::FluidLaw::window_shares`]); per-flow round trips beyond the paper.
 //!
 //! Where we differ from the paper and what we measured: `docs/systems/uranus.md`.
+//!
+//! **The slice scheduler** ([`slices`], §3): slices (objective DS or CS, weight `W_S`, member
+//! flows by tag), the big-switch abstraction (a host's rack is its ToR), and per decision slot
+//! Eq. (4)/(5) → Eq. (2) → Algorithm 1/2 lines 5–9, giving every active flow a weight. The
+//! paper leaves the composition partly implicit; the reading implemented, and why:
+//! - *Which flows are "of rack R_i" in Eqs. (4)–(5)*: a flow counts at its source rack and at
+//!   its destination rack, once each. §3.3.1: "each flow connects two racks, the resource
+//!   demand of a flow actually indicates the demand of the two racks". The normalisation of
+//!   Eq. (4) keeps `Σ Wr = W_S` (Eq. 3) whatever the counting.
+//! - *How a rack's weight splits between its source and destination roles*: evenly over the
+//!   rack's rack-flows, whichever the direction, as Eq. (2) divides `Wr_X` by `Nr_X` with no
+//!   regard to direction. Rack-flows are directed (§3.2: "flows in a slice with the same
+//!   source-destination rack pair"), and `Nr_X` counts the rack-flows that start or end at X
+//!   (X→Y and Y→X are two). This is "the number of other racks" of Eq. (2) when a pair talks
+//!   one way, and is the count for which Eq. (2) preserves the total: `Σ Wr_{X→Y} = Σ Wr_X`.
+//!   A slice's intra-rack flows form a rack-flow X→X, counted twice in `Nr_X` (once per role),
+//!   for the same reason; they never cross the core, so their weight only matters on the
+//!   rack's host links.
+//! - *Whose weight Algorithm lines 8–9 divide*: the rack-flow's, `Wr_{X→Y}` of Eq. (2) (line 8
+//!   writes `W_{R_i}`). §3.2: "at the intra-rack tier, Uranus dynamically divides a rack-flow's
+//!   weight to its current running flows"; dividing a rack's weight would give an inter-rack
+//!   flow two shares, and the sum would exceed `W_S`.
+//! - *Line 5 compounds*: `W* = d·W_prev` scales the flow's weight of the last slot (Table 1:
+//!   `W_i^j` is the flow's weight), so for DS it is a multiplicative correction (d = needed
+//!   rate / current rate) and for CS the ratio of two flows grows by the ratio of their
+//!   remaining sizes every slot. Implemented as written. A flow new to the scheduler enters at
+//!   the mean previous weight of its rack-flow (1 if all are new), so it is neither favoured
+//!   nor penalised by its history.
+//! - *`d` without a measurement*: `T_c = S/B` needs `B`; a flow not yet measured has `d = 1`
+//!   (on schedule). A stalled flow (`B = 0`) or one past its deadline (`D ≤ 0`) takes the
+//!   bound `d = 10³` (the limit of `T_c/D` as `B → 0` or `D → 0⁺`: most likely to fail);
+//!   `d` is clamped to `[10⁻³, 10³]` and inside a rack-flow no `W*` falls below `10⁻⁹` of the
+//!   largest, so weights stay positive and finite over any number of slots. The paper gives
+//!   no bound.
+//! - *`r = 1/S`* with `S` the remaining bytes (§3.3.2: "the simplest one").
+//!
+//! Beside it: SCC, the baseline of §2.4, at flow level ([`scc`]); Fig. 3's toy networks
+//! ([`fig3`]); the scheduler driving the flow engine's exact allocation every decision slot
+//! ([`flow_level`]).
 
+pub mod fig3;
+pub mod flow_level;
 pub mod model;
+pub mod scc;
+pub mod slices;
 pub mod wvcc;
 
 #[cfg(test)]

@@ -1,0 +1,133 @@
+"""Uranus §2.4, Fig. 3: SCC's failures on toy networks, at flow level, with Uranus beside it.
+
+(b) Two bottlenecks of equal capacity; slices A and B of weight 1, SCC's tunnels A₁ 0.1, A₂
+0.9, B₁ = B₂ = 0.5 (Fig. 2). Paper: "A₁ gets 1/6 of L₁ and A₂ gets 9/14 of L₂ … 7 : 27
+rather than 1 : 9 … 17 : 25 instead of 1 : 1". Ours: the weights from SCC's tunnels and from
+Uranus's scheduler (one decision slot) on the same flows (CS, A₁'s flow nine times A₂'s
+size, so ``r = 1/S`` gives 0.1 / 0.9), and the exact weighted max-min rates (the oracle).
+
+(c) One virtual tunnel of f₁ and f₂ over two paths, f₁'s with background flows: the
+tunnel's congestion control on aggregated ECN slows f₂ on its free path; Uranus (WVCC, one
+weighted control per flow) does not. Ours: SCC's virtual tunnel as coupled progressive
+filling (``fairnet::systems::uranus::scc``) against the oracle.
+
+The computation is ``fairnet::systems::uranus::fig3``; both scales are the paper's networks
+(exact, instant); ``full`` adds more background flows to (c).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from fairnet import _core
+from fairnet.paper.entry import Entry, PaperResult
+from fairnet.paper.plots import grouped_bars, pyplot, save_figure
+from fairnet.paper.tables import Column, ResultTable, key
+
+#: Background flows beside f₁ in (c), per scale.
+BACKGROUND = {"smoke": [4], "full": [1, 2, 4, 8, 16]}
+#: The paper's numbers for SCC on (b).
+PAPER_B = {"a1_share": 1 / 6, "a2_share": 9 / 14, "a1_to_a2": 7 / 27, "a_to_b": 17 / 25}
+
+
+def run(scale: str, outdir: Path, console: Console) -> PaperResult:
+    rows: list[dict[str, Any]] = []
+    first = _core.uranus_fig3(BACKGROUND[scale][0])
+    cap = first["capacity_bps"]
+    tb = ResultTable(
+        f"Uranus Fig. 3(b) ({scale}): two bottlenecks, slices A and B of weight 1",
+        (
+            key("scheme"),
+            Column("weights A₁ A₂ B₁ B₂", "ours", text=True),
+            Column("A₁ / L₁", "ours"),
+            Column("A₂ / L₂", "ours"),
+            Column("A₁ : A₂", "ours"),
+            Column("A : B", "ours"),
+            Column("Jain", "ours"),
+            Column("SCC", "paper", text=True),
+        ),
+        note="Rates: the oracle's weighted max-min for each scheme's weights. Intended "
+        "A₁ : A₂ = 1 : 9 and A : B = 1 : 1. Jain: congestion proportionality, Jain's index "
+        "over the slices' throughput on the rack–core links (L₁, L₂) per unit of weight.",
+    )
+    for b in first["b"]:
+        rows.append({"figure": "3b", **b})
+        tb.add_row(
+            b["scheme"],
+            " ".join(f"{w:.3g}" for w in b["weights"]),
+            f"{b['a1_share']:.4f}",
+            f"{b['a2_share']:.4f}",
+            f"{b['a1_to_a2']:.4f}",
+            f"{b['a_to_b']:.4f}",
+            f"{b['proportionality']:.4f}",
+            "1/6, 9/14, 7:27, 17:25" if b["scheme"] == "scc" else "-",
+        )
+    tb.print(console)
+    tc = ResultTable(
+        f"Uranus Fig. 3(c) ({scale}): one virtual tunnel (f₁, f₂) over two paths",
+        (
+            key("background flows on L₁"),
+            key("scheme"),
+            Column("f₁ / C", "ours"),
+            Column("f₂ / C", "ours"),
+            Column("f₂", "paper", text=True),
+        ),
+        note="SCC: one congestion control for the tunnel on aggregated ECN (flow level: its "
+        "flows rise together and stop at the first saturated link); Uranus: one weighted "
+        "control per flow (the oracle). C: the bottlenecks' capacity.",
+    )
+    for n in BACKGROUND[scale]:
+        res = first if n == BACKGROUND[scale][0] else _core.uranus_fig3(n)
+        for c in res["c"]:
+            rows.append(
+                {
+                    "figure": "3c",
+                    "scheme": c["scheme"],
+                    "background": n,
+                    "f1_share": c["f1"] / cap,
+                    "f2_share": c["f2"] / cap,
+                }
+            )
+            tc.add_row(
+                str(n),
+                c["scheme"],
+                f"{c['f1'] / cap:.4f}",
+                f"{c['f2'] / cap:.4f}",
+                "significantly decreased" if c["scheme"] == "scc" else "-",
+            )
+    tc.print(console)
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.2))
+    labels = ["A₁ / L₁", "A₂ / L₂", "A₁ : A₂", "A : B"]
+    fields = ["a1_share", "a2_share", "a1_to_a2", "a_to_b"]
+    series = [(b["scheme"], [b[f] for f in fields]) for b in first["b"]]
+    series.append(("paper (SCC)", [PAPER_B[f] for f in fields]))
+    grouped_bars(axes[0], labels, series)
+    axes[0].set_title("(b) two bottlenecks", fontsize=9)
+    axes[0].legend(fontsize=7)
+    c_rows = [r for r in rows if r["figure"] == "3c"]
+    for scheme in ("scc", "uranus"):
+        pts = [(r["background"], r["f2_share"]) for r in c_rows if r["scheme"] == scheme]
+        axes[1].plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=scheme)
+    axes[1].set_xlabel("background flows on L₁")
+    axes[1].set_ylabel("f₂ / C (uncongested path)")
+    axes[1].set_title("(c) virtual tunnel over two paths", fontsize=9)
+    axes[1].legend(fontsize=7)
+    return PaperResult(rows, save_figure(fig, outdir, "uranus-fig3"), [tb, tc])
+
+
+ENTRY = Entry(
+    name="uranus-fig3",
+    title="Uranus: SCC breaks proportionality on two bottlenecks and a virtual tunnel slows "
+    "its uncongested flow",
+    paper="Uranus, §2.4",
+    figure="Fig. 3(b)–(c)",
+    scales={
+        "smoke": "(b) as the paper; (c) with 4 background flows (flow level, exact)",
+        "full": "(b) as the paper; (c) with 1, 2, 4, 8, 16 background flows",
+    },
+    run_fn=run,
+)

@@ -1,0 +1,35 @@
+"""The Uranus slice-scheduler paper entries at smoke scale: each test states what the paper
+claims and what our run must show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from test_paper import check_smoke
+
+from fairnet.paper import get
+
+
+def test_uranus_fig3_smoke_scc_gives_the_papers_ratios(tmp_path: Path) -> None:
+    # Uranus §2.4 / Fig. 3(b): with tunnel weights A1 0.1, A2 0.9, B1 = B2 = 0.5 on two equal
+    # bottlenecks, A1 gets 0.1/0.6 = 1/6 of L1 and A2 0.9/1.4 = 9/14 of L2, so A1 : A2 = 7 : 27
+    # and A : B = 17 : 25 (exact at flow level). Uranus's weights on these flows are the same
+    # (each rack is in one rack-flow, so Eq. (5) divides W_S as SCC does), so its ratios too.
+    # Fig. 3(c), 4 background flows on L1: in one virtual tunnel f2 is held to f1's C/5;
+    # with one control per flow it gets all of L2.
+    console = Console(record=True, width=132)
+    result = get("uranus-fig3").run("smoke", tmp_path, console)
+    check_smoke("uranus-fig3", result, tmp_path)
+    b = {r["scheme"]: r for r in result.rows if r["figure"] == "3b"}
+    for scheme in ("scc", "uranus"):
+        assert abs(b[scheme]["a1_share"] - 1 / 6) < 1e-9
+        assert abs(b[scheme]["a2_share"] - 9 / 14) < 1e-9
+        assert abs(b[scheme]["a1_to_a2"] - 7 / 27) < 1e-9
+        assert abs(b[scheme]["a_to_b"] - 17 / 25) < 1e-9
+        # Jain over the slices' weight-normalised throughput (34/42, 50/42): 7056/7312.
+        assert abs(b[scheme]["proportionality"] - 7056 / 7312) < 1e-9
+    c = {r["scheme"]: r for r in result.rows if r["figure"] == "3c"}
+    assert abs(c["scc"]["f2_share"] - 1 / 5) < 1e-9
+    assert abs(c["uranus"]["f2_share"] - 1) < 1e-9
+    assert (tmp_path / "uranus-fig3.png").exists()
