@@ -84,8 +84,8 @@ pub mod packet;
 pub mod wan;
 
 pub use algorithms::{
-    AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,
-    StarLink,
+    AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercBasic,
+    SPercBasicHop, SPercHop, SPercStar, StarLink,
 };
 pub use division::{Divider, LookupDivision};
 
@@ -104,20 +104,24 @@ pub enum Algorithm {
     Fair,
     /// n-PERC (Algorithm 3).
     NPerc,
-    /// s-PERC (Algorithms 4–5).
+    /// s-PERC (Algorithms 4–5, with the ignore bit; the authors' `sperc_ignore`).
     #[default]
     SPerc,
     /// s-PERC* (Algorithms 6–7).
     SPercStar,
+    /// Basic s-PERC: no ignore bit, the link propagates `max(MaxE, b)` (the authors'
+    /// `sperc_basic`, the curve Fig. 6 plots as "s-PERC"; see [`SPercBasic`]).
+    SPercBasic,
 }
 
 impl Algorithm {
-    /// All four, in the order of the paper.
-    pub const ALL: [Algorithm; 4] = [
+    /// All five: the paper's four in its order, then basic s-PERC.
+    pub const ALL: [Algorithm; 5] = [
         Algorithm::Fair,
         Algorithm::NPerc,
         Algorithm::SPerc,
         Algorithm::SPercStar,
+        Algorithm::SPercBasic,
     ];
 
     /// The name used in scenario files.
@@ -127,6 +131,7 @@ impl Algorithm {
             Algorithm::NPerc => "n_perc",
             Algorithm::SPerc => "s_perc",
             Algorithm::SPercStar => "s_perc_star",
+            Algorithm::SPercBasic => "s_perc_basic",
         }
     }
 }
@@ -143,6 +148,9 @@ fn d_stable_rounds() -> u32 {
 fn d_tolerance() -> f64 {
     1e-6
 }
+fn d_rate_tolerance() -> f64 {
+    0.01
+}
 fn d_two_way() -> bool {
     true
 }
@@ -152,7 +160,7 @@ fn d_two_way() -> bool {
 /// ```toml
 /// [engine]
 /// kind = "rounds"
-/// algorithm = "s_perc"          # fair | n_perc | s_perc | s_perc_star
+/// algorithm = "s_perc"          # fair | n_perc | s_perc | s_perc_star | s_perc_basic
 /// # division_table = "320KB"    # approximate division (§8.1.2); default exact
 /// # max_rounds = 100            # §8.1.2 runs 100 RTTs
 /// # drop_probability = 0.01     # per link, during the first drop_rounds = 20 rounds
@@ -189,6 +197,10 @@ pub struct RoundsSpec {
     /// Relative tolerance of "converged" against the oracle. Default 1e-6.
     #[serde(default = "d_tolerance")]
     pub tolerance: f64,
+    /// Relative tolerance of the weaker rate criterion (every flow's sending rate within it of
+    /// its max-min rate). Default 0.01, the s-PERC authors' simulator's 1%.
+    #[serde(default = "d_rate_tolerance")]
+    pub rate_tolerance: f64,
     /// Flows that send a FIN during the run.
     #[serde(default)]
     pub departures: Vec<Departure>,
@@ -220,6 +232,7 @@ impl Default for RoundsSpec {
             drop_rounds: d_drop_rounds(),
             stable_rounds: d_stable_rounds(),
             tolerance: d_tolerance(),
+            rate_tolerance: d_rate_tolerance(),
             departures: Vec::new(),
             trace: false,
             two_way: d_two_way(),
@@ -239,6 +252,7 @@ impl RoundsSpec {
             drop_rounds: self.drop_rounds,
             stable_rounds: self.stable_rounds,
             tolerance: self.tolerance,
+            rate_tolerance: self.rate_tolerance,
             departures: self.departures.clone(),
             trace: self.trace,
             two_way: self.two_way,
