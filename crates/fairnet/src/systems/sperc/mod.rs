@@ -3,7 +3,7 @@
 //!
 //! # What is implemented
 //!
-//! Four link algorithms for the [rounds engine](crate::engine::rounds) (which is the paper's
+//! Five link algorithms for the [rounds engine](crate::engine::rounds) (which is the paper's
 //! numerical simulator of §8.1: control packets only, random per-link delays):
 //!
 //! | algorithm | paper | link state | packet fields (per link) |
@@ -11,6 +11,7 @@
 //! | [`Fair`] | §4, Algorithm 2 | limit rate `e` per flow | `b`, `x` |
 //! | [`NPerc`] | §5, Algorithm 3 | `SumE`, `NumB` | `b`, `x`, `s` |
 //! | [`SPerc`] | §6, Algorithms 4–5 | `SumE`, `NumB`, `MaxE`, `MaxE'` | `b`, `x`, `s`, `i` |
+//! | [`SPercBasic`] | the authors' simulator (Fig. 6's curve) | as [`SPerc`] | `p`, `x`, `s` |
 //! | [`SPercStar`] | §7.1, App. D.2, Algorithms 6–7 | + `SumE'`, `NumB'`, round `T` | + round `t` |
 //!
 //! plus approximate division by lookup table ([`division`], §7.1 "Division in hardware",
@@ -55,10 +56,14 @@
 //!    one round after sending the lost one.
 //! 5. **Round length at the links** (§7.1 "Estimating round"): links learn it from the `Tx_ctrl`
 //!    field. We give every link the engine's round (the exact maximum RTT), with a random phase
-//!    per link (Appendix C.3). Fig. 6's caption says "s-PERC: 1 round = 1 RTT": with
-//!    [`RoundsSpec::timer`] = mean RTT (what the `sperc-fig6` entry runs) s-PERC's `MaxE` resets
-//!    every mean RTT, which brought our Fig. 6 medians from 1.2–1.5× the paper's onto them;
-//!    s-PERC* cannot use it (its shadow counters need every flow seen between two syncs).
+//!    per link (Appendix C.3). Fig. 6's caption says "s-PERC: 1 round = 1 RTT": the
+//!    `sperc-fig6` entry makes every RTT equal (the authors' simulator), so the round is the
+//!    RTT. [`RoundsSpec::timer`] = mean RTT resets `MaxE` every mean RTT instead (half a round
+//!    under the default uniform delays); s-PERC* cannot use it (its shadow counters need every
+//!    flow seen between two syncs).
+//! 10. **Which s-PERC Fig. 6 plots.** The paper prints Algorithm 4 ([`SPerc`]); the authors'
+//!    plotting notebook plots their simulator's basic variant as "s-PERC" ([`SPercBasic`]: no
+//!    ignore bit, the link propagates `max(MaxE, b)`). Both are implemented.
 //! 6. **Ignore-bit initial value.** Algorithm 4 line 2 says `i` is initially 1, §7.1 says a new
 //!    flow's packet is "initialized with i = 0", Table 9 shows 1 for real links and 0 for the
 //!    virtual link `l₀`. With `b = ∞` initially both mean "not limited here"; we use 1.
@@ -214,9 +219,10 @@ pub struct RoundsSpec {
     pub two_way: bool,
     /// How often links reset `MaxE` / `MaxE'` and sync the shadow counters (Algorithms 5, 7):
     /// `"round"` (default: the largest possible RTT, the proof's round) or `"mean_rtt"` (the
-    /// mean control-packet RTT; Fig. 6's caption "s-PERC: 1 round = 1 RTT", what the
-    /// `sperc-fig6` entry runs; rejected for `s_perc_star`, whose shadow counters need every
-    /// flow seen between two syncs). Convergence is counted in rounds either way.
+    /// mean control-packet RTT, half a round under the default uniform delays; rejected for
+    /// `s_perc_star`, whose shadow counters need every flow seen between two syncs). With every
+    /// RTT equal (the `sperc-fig6` entry) both are the RTT. Convergence is counted in rounds
+    /// either way.
     #[serde(default)]
     pub timer: LinkTimer,
 }
