@@ -61,9 +61,6 @@
 //!    RTT. [`RoundsSpec::timer`] = mean RTT resets `MaxE` every mean RTT instead (half a round
 //!    under the default uniform delays); s-PERC* cannot use it (its shadow counters need every
 //!    flow seen between two syncs).
-//! 10. **Which s-PERC Fig. 6 plots.** The paper prints Algorithm 4 ([`SPerc`]); the authors'
-//!    plotting notebook plots their simulator's basic variant as "s-PERC" ([`SPercBasic`]: no
-//!    ignore bit, the link propagates `max(MaxE, b)`). Both are implemented.
 //! 6. **Ignore-bit initial value.** Algorithm 4 line 2 says `i` is initially 1, §7.1 says a new
 //!    flow's packet is "initialized with i = 0", Table 9 shows 1 for real links and 0 for the
 //!    virtual link `l₀`. With `b = ∞` initially both mean "not limited here"; we use 1.
@@ -80,6 +77,9 @@
 //!    headroom, control-packet rate limits, the virtual link `l₀` for short flows (§7.1). The
 //!    [packet-level s-PERC*](packet) models headroom, rate-limited prioritized control packets
 //!    and `Tx_ctrl` (its module doc lists its own choices); `l₀` is not implemented.
+//! 10. **Which s-PERC Fig. 6 plots.** The paper prints Algorithm 4 ([`SPerc`]); the authors'
+//!     plotting notebook plots their simulator's basic variant as "s-PERC" ([`SPercBasic`]:
+//!     no ignore bit, the link propagates `max(MaxE, b)`). Both are implemented.
 
 pub mod algorithms;
 pub mod convergence;
