@@ -433,6 +433,11 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
     }
 
 
+def _finite(x: float) -> float | None:
+    """A counter as a float, or None when it is NaN (not reached)."""
+    return None if np.isnan(x) else float(x)
+
+
 def _rounds_summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]:
     """The rounds engine's convergence block, and the check made on every run: s-PERC must
     converge within 6·N2 rounds (s-PERC Theorem 4), Fair within 4·N1 (Theorem 3)."""
@@ -444,7 +449,7 @@ def _rounds_summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[st
     rel = np.abs(rate - oracle) / np.where(oracle > 0, oracle, 1.0)
     algorithm = out.get("algorithm", "")
     warnings = []
-    if algorithm == "s_perc" and c["exceeds_6n2"]:
+    if algorithm in ("s_perc", "s_perc_basic") and c["exceeds_6n2"]:
         warnings.append(f"s-PERC did not converge within 6·N2 = {c['bound_6n2']:.0f} rounds")
     if algorithm == "fair" and c["exceeds_4n1"]:
         warnings.append(f"Fair did not converge within 4·N1 = {c['bound_4n1']:.0f} rounds")
@@ -455,6 +460,9 @@ def _rounds_summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[st
             "algorithm": algorithm,
             "converged": bool(c["converged"]),
             "convergence_rounds": None if np.isnan(conv) else float(conv),
+            "rate_convergence_rounds": _finite(c.get("rate_convergence_rounds", np.nan)),
+            "round_s": float(c["round_seconds"]),
+            "mean_rtt_s": _finite(c.get("mean_rtt_seconds", np.nan)),
             "n1": int(c["n1"]),
             "n2": int(c["n2"]),
             "ninf": int(c["ninf"]),

@@ -3,12 +3,14 @@
 
 use crate::workload::value_error;
 use fairnet::ids::NodeId;
+use fairnet::registry::rounds::run_rounds;
 use fairnet::systems::soze::apps::{self, AppCase};
 use fairnet::systems::soze::{self, scaling};
 use fairnet::systems::sperc::convergence::{self, Episode, Scheme};
-use fairnet::systems::sperc::{self, wan};
+use fairnet::systems::sperc::{self, wan, RoundsSpec};
 use fairnet::units::{Bytes, Rate, Time};
 use fairnet::workload::FlowSpec;
+use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -279,11 +281,56 @@ fn uranus_fig3<'py>(py: Python<'py>, n_background: usize) -> PyResult<Bound<'py,
 }
 
 /// Registers this module's functions on `fairnet._core`.
+/// The rounds engine on one explicit instance (`fairnet::registry::rounds::run_rounds`):
+/// capacities (b/s), paths as a CSR pair (each path in the order the control packet crosses
+/// its links), `spec_json` the `[engine]` table of a rounds scenario as JSON without `kind`
+/// (algorithm, delay, tolerance, rate_tolerance, timer, …; errors name the field), `seed`.
+/// Returns the convergence times in rounds (`None`: not within `max_rounds`), the round and
+/// the mean control-packet RTT in seconds, N₁/N₂/N∞, the final rates and error. Runs without
+/// the GIL.
+#[pyfunction]
+fn rounds_instance<'py>(
+    py: Python<'py>,
+    capacities: PyReadonlyArray1<'py, f64>,
+    path_ptr: PyReadonlyArray1<'py, i64>,
+    path_links: PyReadonlyArray1<'py, i64>,
+    spec_json: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let problem = crate::build_problem(
+        capacities, path_ptr, path_links, None, None, None, None, None,
+    )?;
+    let spec: RoundsSpec =
+        serde_json::from_str(spec_json).map_err(|e| value_error(format!("engine: {e}")))?;
+    let o = py
+        .detach(|| run_rounds(&problem, &spec, seed))
+        .map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("algorithm", spec.algorithm.name())?;
+    d.set_item("converged", o.converged)?;
+    d.set_item("convergence_rounds", o.convergence_rounds)?;
+    d.set_item("rate_convergence_rounds", o.rate_convergence_rounds)?;
+    d.set_item("round_s", o.round.as_secs_f64())?;
+    d.set_item("mean_rtt_s", o.mean_rtt.as_secs_f64())?;
+    d.set_item("rounds_run", o.rounds_run)?;
+    d.set_item("n1", o.n1)?;
+    d.set_item("n2", o.n2)?;
+    d.set_item("ninf", o.ninf)?;
+    d.set_item("exceeds_6n2", o.exceeds_6n2)?;
+    d.set_item("exceeds_4n1", o.exceeds_4n1)?;
+    d.set_item("max_rel_error", o.max_rel_error)?;
+    d.set_item("updates", o.updates)?;
+    d.set_item("rates", o.rates)?;
+    d.set_item("oracle", o.oracle)?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(soze_app_cases, m)?)?;
     m.add_function(wrap_pyfunction!(soze_multi_connection, m)?)?;
     m.add_function(wrap_pyfunction!(soze_scaling, m)?)?;
     m.add_function(wrap_pyfunction!(sperc_convergence, m)?)?;
     m.add_function(wrap_pyfunction!(uranus_fig3, m)?)?;
+    m.add_function(wrap_pyfunction!(rounds_instance, m)?)?;
     Ok(())
 }

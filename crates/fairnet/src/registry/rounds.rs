@@ -4,7 +4,9 @@
 use crate::alloc::Problem;
 use crate::engine::rounds::{simulate, RoundsOutcome};
 use crate::error::Result;
-use crate::systems::sperc::{Algorithm, Divider, Fair, NPerc, RoundsSpec, SPerc, SPercStar};
+use crate::systems::sperc::{
+    Algorithm, Divider, Fair, NPerc, RoundsSpec, SPerc, SPercBasic, SPercStar,
+};
 
 /// Runs the algorithm `spec` names on `p` in the rounds engine.
 pub fn run_rounds(p: &Problem, spec: &RoundsSpec, seed: u64) -> Result<RoundsOutcome> {
@@ -16,5 +18,6 @@ pub fn run_rounds(p: &Problem, spec: &RoundsSpec, seed: u64) -> Result<RoundsOut
         Algorithm::NPerc => simulate(p, &NPerc { div }, &cfg),
         Algorithm::SPerc => simulate(p, &SPerc { div }, &cfg),
         Algorithm::SPercStar => simulate(p, &SPercStar { div }, &cfg),
+        Algorithm::SPercBasic => simulate(p, &SPercBasic { div }, &cfg),
     }
 }

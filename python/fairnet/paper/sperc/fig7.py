@@ -62,7 +62,8 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             Column("99%/10%", "ours"),
             Column("99%/10%", "paper"),
         ),
-        note=f"{rows[0]['servers']} servers, RTT {rows[0]['rtt_us']:.2f} us; a change that did "
+        note=f"{rows[0]['servers']} servers; RTT unit: the largest base RTT (a data packet out, "
+        f"an ACK back, no queues), {rows[0]['rtt_us']:.2f} us; a change that did "
         f"not converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}.",
     )
     for r in rows:

@@ -92,7 +92,8 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
             Column("99%/10%", "ours"),
             Column("99%/10%", "paper"),
         ),
-        note=f"{rows[0]['flows']} flows; RTT unit {rows[0]['rtt_ms']:.1f} ms; a run that did "
+        note=f"{rows[0]['flows']} flows; RTT unit (mean base RTT of the run's flows) "
+        f"{rows[0]['rtt_ms']:.1f} ms; a run that did "
         f"not converge within {rows[0]['epoch_rtts']} RTTs counts as {rows[0]['epoch_rtts']}.",
     )
     for r in rows:

@@ -1,5 +1,7 @@
-//! The four link algorithms as [`LinkAlgorithm`]s: *Fair* (Algorithm 2), n-PERC (Algorithm 3),
-//! s-PERC (Algorithms 4–5) and s-PERC* (Algorithms 6–7). Comments cite the algorithm lines.
+//! The link algorithms as [`LinkAlgorithm`]s: *Fair* (Algorithm 2), n-PERC (Algorithm 3),
+//! s-PERC (Algorithms 4–5, with the ignore bit), basic s-PERC (no ignore bit: the variant
+//! Fig. 6 plots, from the authors' simulator) and s-PERC* (Algorithms 6–7). Comments cite the
+//! algorithm lines.
 
 use super::division::{Divider, TIE};
 use crate::engine::rounds::{LinkAlgorithm, Update};
@@ -401,6 +403,110 @@ impl LinkAlgorithm for SPerc {
 
     fn on_round(&self, link: &mut AggregateLink) {
         // Algorithm 5 line 1.
+        link.max_e = link.max_e2;
+        link.max_e2 = 0.0;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Basic s-PERC (the authors' simulator; what Fig. 6 plots)
+
+/// Basic s-PERC: s-PERC without the ignore bit, the variant the paper's Fig. 6 plots as
+/// "s-PERC". It is not printed in the paper; it is `sperc_basic` of the authors' public
+/// numerical simulator (lavanyaj/numerical-simulations, `sperc_basic_sim.py`, read for
+/// behaviour only), whose plotting notebook maps it to "s-PERC" and notes that it is faster in
+/// practice than the ignore-bit variant with the same worst-case bound. Against
+/// [`SPerc`] (Algorithm 4) it differs in two places:
+///
+/// 1. **What a link propagates.** Instead of `b` with an ignore bit set when `b < MaxE`
+///    (Algorithm 4 lines 10–13, 16), the link writes `p = max(MaxE, b)` into the packet, with
+///    `MaxE` as it was before this update; other links take the flow's limit rate as the lowest
+///    `p` of the other links. A rate below `MaxE` is thus raised to `MaxE` rather than
+///    ignored (∞).
+/// 2. **A link's first visit of a flow.** The limit rate is ∞ until the link has seen the flow
+///    once (the authors' link only reads the other links' rates once its own entry is in the
+///    packet), so a new flow is classified B on its first visit everywhere.
+///
+/// Everything else is Algorithm 4's: the flow is first assumed unlimited (lines 5–8),
+/// `b = (c − SumE) / NumB` (line 9), `x = min(b, e)` (lines 14–15), E when `e < b` (lines
+/// 18–22, ties within [`TIE`]; the authors use an absolute 1e-7), `MaxE` / `MaxE'` kept and
+/// reset every round as Algorithm 5, a FIN leaves `NumB` (line 17). The source's rate is the
+/// minimum allocation `x`, as for every algorithm here (assumption 10; the authors' simulator
+/// measures convergence on the same quantity).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SPercBasic {
+    /// Division used for `b`.
+    pub div: Divider,
+}
+
+/// Basic s-PERC's per-link packet fields: the propagated rate `p`, the allocation `x`, the
+/// bottleneck state `s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SPercBasicHop {
+    /// Propagated rate `max(MaxE, b)` (initially ∞: the link has not seen the flow yet).
+    pub p: f64,
+    /// Allocated rate (initially 0).
+    pub x: f64,
+    /// Bottleneck state (initially E, with `x = 0`: counted nowhere yet).
+    pub s: Class,
+}
+
+impl LinkAlgorithm for SPercBasic {
+    type Link = AggregateLink;
+    type Hop = SPercBasicHop;
+    const HAS_TIMEOUT: bool = true;
+
+    fn new_link(&self, capacity: f64, _n: usize) -> AggregateLink {
+        AggregateLink::new(capacity)
+    }
+    fn initial_hop(&self) -> SPercBasicHop {
+        SPercBasicHop {
+            p: f64::INFINITY,
+            x: 0.0,
+            s: Class::E,
+        }
+    }
+    fn allocation(&self, h: &SPercBasicHop) -> f64 {
+        h.x
+    }
+
+    fn process(&self, link: &mut AggregateLink, u: Update, hops: &mut [SPercBasicHop]) {
+        let mut h = hops[u.hop];
+        let first_visit = h.p.is_infinite();
+        // As Algorithm 4 lines 5–8: assume the flow is not limited elsewhere.
+        if h.s == Class::E {
+            h.s = Class::B;
+            link.sum_e -= h.x;
+            link.num_b += 1.0;
+        }
+        // As line 9.
+        let num = link.c - link.sum_e;
+        let den = link.num_b.max(1.0); // guard, see the module docs
+        let b = self.div.div(num, den);
+        // The lowest rate the other links propagate; ∞ on the link's first visit (see above).
+        let e = if first_visit {
+            f64::INFINITY
+        } else {
+            limit_rate(hops, u.hop, |h| h.p)
+        };
+        // As lines 14–15; the propagated rate uses MaxE before this update.
+        h.x = b.min(e);
+        h.p = link.max_e.max(b);
+        // As lines 17–22.
+        if u.leaving {
+            link.num_b -= 1.0;
+        } else if self.div.less_than_quotient(e, num, den) {
+            h.s = Class::E;
+            link.sum_e += h.x;
+            link.num_b -= 1.0;
+            link.max_e = link.max_e.max(h.x);
+            link.max_e2 = link.max_e2.max(h.x);
+        }
+        hops[u.hop] = h;
+    }
+
+    fn on_round(&self, link: &mut AggregateLink) {
+        // As Algorithm 5 line 1.
         link.max_e = link.max_e2;
         link.max_e2 = 0.0;
     }

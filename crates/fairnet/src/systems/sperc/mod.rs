@@ -3,7 +3,7 @@
 //!
 //! # What is implemented
 //!
-//! Four link algorithms for the [rounds engine](crate::engine::rounds) (which is the paper's
+//! Five link algorithms for the [rounds engine](crate::engine::rounds) (which is the paper's
 //! numerical simulator of §8.1: control packets only, random per-link delays):
 //!
 //! | algorithm | paper | link state | packet fields (per link) |
@@ -11,6 +11,7 @@
 //! | [`Fair`] | §4, Algorithm 2 | limit rate `e` per flow | `b`, `x` |
 //! | [`NPerc`] | §5, Algorithm 3 | `SumE`, `NumB` | `b`, `x`, `s` |
 //! | [`SPerc`] | §6, Algorithms 4–5 | `SumE`, `NumB`, `MaxE`, `MaxE'` | `b`, `x`, `s`, `i` |
+//! | [`SPercBasic`] | the authors' simulator (Fig. 6's curve) | as [`SPerc`] | `p`, `x`, `s` |
 //! | [`SPercStar`] | §7.1, App. D.2, Algorithms 6–7 | + `SumE'`, `NumB'`, round `T` | + round `t` |
 //!
 //! plus approximate division by lookup table ([`division`], §7.1 "Division in hardware",
@@ -55,10 +56,11 @@
 //!    one round after sending the lost one.
 //! 5. **Round length at the links** (§7.1 "Estimating round"): links learn it from the `Tx_ctrl`
 //!    field. We give every link the engine's round (the exact maximum RTT), with a random phase
-//!    per link (Appendix C.3). Fig. 6's caption says "s-PERC: 1 round = 1 RTT": with
-//!    [`RoundsSpec::timer`] = mean RTT (what the `sperc-fig6` entry runs) s-PERC's `MaxE` resets
-//!    every mean RTT, which brought our Fig. 6 medians from 1.2–1.5× the paper's onto them;
-//!    s-PERC* cannot use it (its shadow counters need every flow seen between two syncs).
+//!    per link (Appendix C.3). Fig. 6's caption says "s-PERC: 1 round = 1 RTT": the
+//!    `sperc-fig6` entry makes every RTT equal (the authors' simulator), so the round is the
+//!    RTT. [`RoundsSpec::timer`] = mean RTT resets `MaxE` every mean RTT instead (half a round
+//!    under the default uniform delays); s-PERC* cannot use it (its shadow counters need every
+//!    flow seen between two syncs).
 //! 6. **Ignore-bit initial value.** Algorithm 4 line 2 says `i` is initially 1, §7.1 says a new
 //!    flow's packet is "initialized with i = 0", Table 9 shows 1 for real links and 0 for the
 //!    virtual link `l₀`. With `b = ∞` initially both mean "not limited here"; we use 1.
@@ -75,6 +77,9 @@
 //!    headroom, control-packet rate limits, the virtual link `l₀` for short flows (§7.1). The
 //!    [packet-level s-PERC*](packet) models headroom, rate-limited prioritized control packets
 //!    and `Tx_ctrl` (its module doc lists its own choices); `l₀` is not implemented.
+//! 10. **Which s-PERC Fig. 6 plots.** The paper prints Algorithm 4 ([`SPerc`]); the authors'
+//!     plotting notebook plots their simulator's basic variant as "s-PERC" ([`SPercBasic`]:
+//!     no ignore bit, the link propagates `max(MaxE, b)`). Both are implemented.
 
 pub mod algorithms;
 pub mod convergence;
@@ -84,8 +89,8 @@ pub mod packet;
 pub mod wan;
 
 pub use algorithms::{
-    AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercHop, SPercStar,
-    StarLink,
+    AggregateLink, Class, Fair, FairHop, FairLink, NPerc, NPercHop, SPerc, SPercBasic,
+    SPercBasicHop, SPercHop, SPercStar, StarLink,
 };
 pub use division::{Divider, LookupDivision};
 
@@ -104,20 +109,24 @@ pub enum Algorithm {
     Fair,
     /// n-PERC (Algorithm 3).
     NPerc,
-    /// s-PERC (Algorithms 4–5).
+    /// s-PERC (Algorithms 4–5, with the ignore bit; the authors' `sperc_ignore`).
     #[default]
     SPerc,
     /// s-PERC* (Algorithms 6–7).
     SPercStar,
+    /// Basic s-PERC: no ignore bit, the link propagates `max(MaxE, b)` (the authors'
+    /// `sperc_basic`, the curve Fig. 6 plots as "s-PERC"; see [`SPercBasic`]).
+    SPercBasic,
 }
 
 impl Algorithm {
-    /// All four, in the order of the paper.
-    pub const ALL: [Algorithm; 4] = [
+    /// All five: the paper's four in its order, then basic s-PERC.
+    pub const ALL: [Algorithm; 5] = [
         Algorithm::Fair,
         Algorithm::NPerc,
         Algorithm::SPerc,
         Algorithm::SPercStar,
+        Algorithm::SPercBasic,
     ];
 
     /// The name used in scenario files.
@@ -127,6 +136,7 @@ impl Algorithm {
             Algorithm::NPerc => "n_perc",
             Algorithm::SPerc => "s_perc",
             Algorithm::SPercStar => "s_perc_star",
+            Algorithm::SPercBasic => "s_perc_basic",
         }
     }
 }
@@ -143,6 +153,9 @@ fn d_stable_rounds() -> u32 {
 fn d_tolerance() -> f64 {
     1e-6
 }
+fn d_rate_tolerance() -> f64 {
+    0.01
+}
 fn d_two_way() -> bool {
     true
 }
@@ -152,7 +165,7 @@ fn d_two_way() -> bool {
 /// ```toml
 /// [engine]
 /// kind = "rounds"
-/// algorithm = "s_perc"          # fair | n_perc | s_perc | s_perc_star
+/// algorithm = "s_perc"          # fair | n_perc | s_perc | s_perc_star | s_perc_basic
 /// # division_table = "320KB"    # approximate division (§8.1.2); default exact
 /// # max_rounds = 100            # §8.1.2 runs 100 RTTs
 /// # drop_probability = 0.01     # per link, during the first drop_rounds = 20 rounds
@@ -189,6 +202,10 @@ pub struct RoundsSpec {
     /// Relative tolerance of "converged" against the oracle. Default 1e-6.
     #[serde(default = "d_tolerance")]
     pub tolerance: f64,
+    /// Relative tolerance of the weaker rate criterion (every flow's sending rate within it of
+    /// its max-min rate). Default 0.01, the s-PERC authors' simulator's 1%.
+    #[serde(default = "d_rate_tolerance")]
+    pub rate_tolerance: f64,
     /// Flows that send a FIN during the run.
     #[serde(default)]
     pub departures: Vec<Departure>,
@@ -202,9 +219,10 @@ pub struct RoundsSpec {
     pub two_way: bool,
     /// How often links reset `MaxE` / `MaxE'` and sync the shadow counters (Algorithms 5, 7):
     /// `"round"` (default: the largest possible RTT, the proof's round) or `"mean_rtt"` (the
-    /// mean control-packet RTT; Fig. 6's caption "s-PERC: 1 round = 1 RTT", what the
-    /// `sperc-fig6` entry runs; rejected for `s_perc_star`, whose shadow counters need every
-    /// flow seen between two syncs). Convergence is counted in rounds either way.
+    /// mean control-packet RTT, half a round under the default uniform delays; rejected for
+    /// `s_perc_star`, whose shadow counters need every flow seen between two syncs). With every
+    /// RTT equal (the `sperc-fig6` entry) both are the RTT. Convergence is counted in rounds
+    /// either way.
     #[serde(default)]
     pub timer: LinkTimer,
 }
@@ -220,6 +238,7 @@ impl Default for RoundsSpec {
             drop_rounds: d_drop_rounds(),
             stable_rounds: d_stable_rounds(),
             tolerance: d_tolerance(),
+            rate_tolerance: d_rate_tolerance(),
             departures: Vec::new(),
             trace: false,
             two_way: d_two_way(),
@@ -239,6 +258,7 @@ impl RoundsSpec {
             drop_rounds: self.drop_rounds,
             stable_rounds: self.stable_rounds,
             tolerance: self.tolerance,
+            rate_tolerance: self.rate_tolerance,
             departures: self.departures.clone(),
             trace: self.trace,
             two_way: self.two_way,

@@ -313,3 +313,86 @@ fn sperc_without_shadow_counters_does_not_recover_from_drops_but_sperc_star_does
         "stale state should persist without shadow counters"
     );
 }
+
+#[test]
+fn the_mean_rtt_is_half_a_round_under_default_delays_and_a_round_when_all_rtts_are_equal() {
+    // Every path has P = 5 links, two-way: V = 10 visits + the return = 11 hops per RTT. The
+    // round is 11 · max; the mean RTT 11 · (min + max) / 2: half a round for [0, 1 µs], the
+    // round itself (within the 100 ps jitter) for [10 µs, 10 µs + 100 ps].
+    let p = sparse(1);
+    let alg = SPerc {
+        div: Divider::Exact,
+    };
+    let o = simulate(&p, &alg, &RoundsConfig::default()).unwrap();
+    assert_eq!(o.round, Time::from_us(11));
+    assert_eq!(o.mean_rtt, Time(5_500_000));
+    let equal = RoundsConfig {
+        delay: DelayModel::Uniform {
+            min: Time::from_us(10),
+            max: Time(10_000_100),
+        },
+        ..RoundsConfig::default()
+    };
+    let o = simulate(&p, &alg, &equal).unwrap();
+    assert_eq!(o.round, Time(11 * 10_000_100));
+    assert_eq!(o.mean_rtt, Time(11 * 10_000_050));
+    // Fixed RTTs: the mean is the RTT.
+    let fixed = RoundsConfig {
+        delay: DelayModel::FixedRtt {
+            rtt: Time::from_us(10),
+        },
+        ..RoundsConfig::default()
+    };
+    assert_eq!(
+        simulate(&p, &alg, &fixed).unwrap().mean_rtt,
+        Time::from_us(10)
+    );
+}
+
+#[test]
+fn the_rate_criterion_is_met_no_later_than_the_strict_one_and_sooner_when_looser() {
+    // A traversal correct to 1e-6 on every link has a sending rate (its minimum allocation)
+    // correct to 1e-6 too, so the rate criterion, at any tolerance ≥ 1e-6, is met no later than
+    // the strict one; a looser rate tolerance is met no later than a tighter one. At 1% (the
+    // authors' criterion) it is met strictly sooner on some of these matrices.
+    let alg = SPerc {
+        div: Divider::Exact,
+    };
+    let mut sooner = 0;
+    for seed in 1..=6 {
+        let p = sparse(seed);
+        let at = |rate_tolerance: f64| {
+            let cfg = RoundsConfig {
+                rate_tolerance,
+                seed,
+                ..RoundsConfig::default()
+            };
+            simulate(&p, &alg, &cfg).unwrap()
+        };
+        let (tight, loose) = (at(1e-6), at(0.01));
+        let strict = tight.convergence_rounds.expect("converges");
+        assert_eq!(
+            loose.convergence_rounds,
+            Some(strict),
+            "same run, same strict time"
+        );
+        let r6 = tight.rate_convergence_rounds.expect("rate converges");
+        let r2 = loose.rate_convergence_rounds.expect("rate converges");
+        assert!(
+            r6 <= strict && r2 <= r6,
+            "seed {seed}: {r2} <= {r6} <= {strict}"
+        );
+        sooner += usize::from(r2 < strict);
+    }
+    assert!(sooner > 0, "1% was never met before the strict criterion");
+}
+
+#[test]
+fn a_rate_tolerance_outside_0_1_is_an_error_naming_the_field() {
+    let cfg = RoundsConfig {
+        rate_tolerance: 1.5,
+        ..RoundsConfig::default()
+    };
+    let e = cfg.validate(1).unwrap_err().to_string();
+    assert!(e.contains("engine.rate_tolerance"), "{e}");
+}

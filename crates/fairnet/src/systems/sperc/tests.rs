@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::alloc::{Problem, ProblemInput};
-use crate::engine::rounds::{random_matrix, replay, RandomMatrix};
+use crate::engine::rounds::{random_matrix, replay, DelayModel, RandomMatrix};
 use crate::registry::rounds::run_rounds;
 
 const INF: f64 = f64::INFINITY;
@@ -279,20 +279,94 @@ fn sperc_never_exceeds_6_n2_rounds() {
         (100, 100, 80),
         (30, 60, 3),
     ];
-    let mut worst: f64 = 0.0;
-    let mut runs = 0;
-    for (p, seed) in instances(&shapes, 30) {
-        let o = run_rounds(&p, &spec(Algorithm::SPerc), seed).unwrap();
-        let c = o.convergence_rounds.expect("s-PERC converges");
-        assert!(
-            !o.exceeds_6n2,
-            "s-PERC took {c} rounds > 6·N_2 = {} (seed {seed})",
-            6 * o.n2
-        );
-        worst = worst.max(c / f64::from(6 * o.n2));
-        runs += 1;
+    // Both variants: Algorithm 4 (ignore bit) and the basic variant Fig. 6 plots (the authors'
+    // notebook: "same worst-case bound"); both under the engine's default delays and with every
+    // RTT equal (Fig. 6's setting, 1 round = 1 RTT).
+    let equal = DelayModel::Uniform {
+        min: crate::units::Time::from_us(10),
+        max: crate::units::Time(10_000_100),
+    };
+    for alg in [Algorithm::SPerc, Algorithm::SPercBasic] {
+        for delay in [DelayModel::default(), equal] {
+            let mut worst: f64 = 0.0;
+            let mut runs = 0;
+            for (p, seed) in instances(&shapes, 10) {
+                let s = RoundsSpec { delay, ..spec(alg) };
+                let o = run_rounds(&p, &s, seed).unwrap();
+                let c = o.convergence_rounds.expect("s-PERC converges");
+                assert!(
+                    !o.exceeds_6n2,
+                    "{} took {c} rounds > 6·N_2 = {} (seed {seed}, {delay:?})",
+                    alg.name(),
+                    6 * o.n2
+                );
+                worst = worst.max(c / f64::from(6 * o.n2));
+                runs += 1;
+            }
+            println!(
+                "{} {delay:?}: {runs} runs, worst convergence / (6·N_2) = {worst:.3}",
+                alg.name()
+            );
+        }
     }
-    println!("{runs} runs, worst convergence / (6·N_2) = {worst:.3}");
+}
+
+/// Basic s-PERC, one packet at a time on one link of capacity 10 (`AggregateLink` printed as
+/// `SumE`, `NumB`, `MaxE`). Flow a crosses L then K (capacity 4, a's bottleneck), flows b and c
+/// cross L only. Max-min: a = 4 (K), b = c = 3 (L: (10 − 4) / 2).
+#[test]
+fn basic_sperc_worked_example() {
+    use crate::engine::rounds::{LinkAlgorithm, Update};
+    let alg = SPercBasic {
+        div: Divider::new(None).unwrap(),
+    };
+    let mut l = alg.new_link(10.0, 3);
+    let mut k = alg.new_link(4.0, 1);
+    let mut pa = vec![alg.initial_hop(); 2];
+    let mut pb = vec![alg.initial_hop(); 1];
+    let mut pc = vec![alg.initial_hop(); 1];
+    let up = |flow: u32, hop: usize| Update {
+        flow,
+        hop,
+        local: 0,
+        leaving: false,
+    };
+    let check = |h: &SPercBasicHop, x: f64, p: f64, s: Class| {
+        assert_eq!((h.x, h.p, h.s), (x, p, s), "packet fields {h:?}");
+    };
+    // 1. a at L, first visit: counted in B, b = 10 / 1; e = ∞ on a first visit (the other
+    //    links' rates are read from the second visit on); x = 10; p = max(MaxE = 0, 10).
+    alg.process(&mut l, up(0, 0), &mut pa);
+    check(&pa[0], 10.0, 10.0, Class::B);
+    // 2. a at K, first visit: b = 4; e = ∞ although L propagates 10 (first visit).
+    alg.process(&mut k, up(0, 1), &mut pa);
+    check(&pa[1], 4.0, 4.0, Class::B);
+    // 3. a back at K: e = p(L) = 10 > b = 4: stays B.
+    alg.process(&mut k, up(0, 1), &mut pa);
+    check(&pa[1], 4.0, 4.0, Class::B);
+    // 4. a back at L: b = 10, e = p(K) = 4 < b: E with x = 4; SumE = 4, NumB = 0, MaxE = 4;
+    //    p = max(MaxE before = 0, b = 10) = 10.
+    alg.process(&mut l, up(0, 0), &mut pa);
+    check(&pa[0], 4.0, 10.0, Class::E);
+    assert_eq!((l.sum_e, l.num_b, l.max_e), (4.0, 0.0, 4.0));
+    // 5. b at L, first visit: b = (10 − 4) / 1 = 6 ≥ MaxE: p = 6.
+    alg.process(&mut l, up(1, 0), &mut pb);
+    check(&pb[0], 6.0, 6.0, Class::B);
+    // 6. c at L, first visit: b = (10 − 4) / 2 = 3 < MaxE = 4: the link propagates MaxE = 4
+    //    (Algorithm 4 would set the ignore bit, propagating ∞).
+    alg.process(&mut l, up(2, 0), &mut pc);
+    check(&pc[0], 3.0, 4.0, Class::B);
+    assert_eq!((l.sum_e, l.num_b), (4.0, 2.0));
+    // 7. b again: b = 3, still B (single link: e = ∞), p = 4; the rates are max-min.
+    alg.process(&mut l, up(1, 0), &mut pb);
+    check(&pb[0], 3.0, 4.0, Class::B);
+    // 8. A round ends (Algorithm 5): MaxE ← MaxE' (4, from step 4), MaxE' ← 0; a second
+    //    reset with no E flow seen in between clears it, and p falls back to b.
+    alg.on_round(&mut l);
+    assert_eq!((l.max_e, l.max_e2), (4.0, 0.0));
+    alg.on_round(&mut l);
+    alg.process(&mut l, up(2, 0), &mut pc);
+    check(&pc[0], 3.0, 3.0, Class::B);
 }
 
 #[test]
