@@ -6,7 +6,9 @@
 //! - [`sperc`]: s-PERC, n-PERC, *Fair* and s-PERC* on the rounds engine.
 //! - [`may`]: MAY's drop-counter AQM (Fig. 1) as a queueing discipline.
 //! - [`uranus`]: WVCC, Uranus's weighted virtual congestion control shim.
+//! - [`eba`]: eBA's VM guarantees (Eqs. 1–2, Algorithm 1) and logistic rate control.
 
+pub mod eba;
 pub mod may;
 pub mod soze;
 pub mod sperc;
