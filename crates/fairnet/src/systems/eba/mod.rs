@@ -12,9 +12,12 @@
 //! | §II-A Eqs. (1)–(2) | a VM-flow's weight and guarantee | [`guarantee`] ([`guarantee::VmFlow`]) |
 //! | §V-B, Algorithm 1 | guarantees kept current as VM connections open and close | [`guarantee::GuaranteeTable`] |
 //! | Table II, §VI-A–B, §VII | α, β, τ_v, τ_r, μ, idle relaxation, uniform increase; their defaults | [`config`] ([`config::LrcConfig`]) |
+//! | §II-C Eq. (6), Eq. (7) | the continuous rate-control model | [`model::LogisticModel`] |
+//! | §IV-A Eq. (15), §IV-B Eqs. (16)–(17), §VI-B μ | the discrete recursion with the guarantee floor and the rate-factor cap | [`model::LrcRecursion`] |
+//! | — | the named model `eba_lrc` (one bottleneck) of `fairnet model list` | [`model::SingleLink`] |
+//! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
-//! Still to come (issue 23, in this order): the model (Eq. 6, Eq. 15–17, Theorems 1–2,
-//! Propositions 1–2) on the model engine; LRC at packet level (Algorithm 2: host shim, port
+//! Still to come (issue 23, in this order): LRC at packet level (Algorithm 2: host shim, port
 //! agent, control packets); the scenario surface; the paper's figures.
 //!
 //! **Choices the paper leaves open, and why:**
@@ -46,6 +49,9 @@
 
 pub mod config;
 pub mod guarantee;
+pub mod model;
 
+#[cfg(test)]
+mod model_tests;
 #[cfg(test)]
 mod tests;
