@@ -14,11 +14,13 @@
 //! | Table II, §VI-A–B, §VII | α, β, τ_v, τ_r, μ, idle relaxation, uniform increase; their defaults | [`config`] ([`config::LrcConfig`]) |
 //! | §II-C Eq. (6), Eq. (7) | the continuous rate-control model | [`model::LogisticModel`] |
 //! | §IV-A Eq. (15), §IV-B Eqs. (16)–(17), §VI-B μ | the discrete recursion with the guarantee floor and the rate-factor cap | [`model::LrcRecursion`] |
+//! | Algorithm 2 lines 15–26, §V-C, §VI-B | the switch part: a port's rate factor, control packets take the smaller | [`agent::RateFactorAgent`] (not yet in the registry) |
 //! | — | the named model `eba_lrc` (one bottleneck) of `fairnet model list` | [`model::SingleLink`] |
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
-//! Still to come (issue 23, in this order): LRC at packet level (Algorithm 2: host shim, port
-//! agent, control packets); the scenario surface; the paper's figures.
+//! Still to come (issue 23, in this order): the rest of LRC at packet level (Algorithm 2's host
+//! shim and sender/receiver daemons, the engine mechanism for a shim's control packets, the
+//! port agent's registration); the scenario surface; the paper's figures.
 //!
 //! **Choices the paper leaves open, and why:**
 //! - One guarantee `B` per VM for egress and ingress alike: §II-A gives each VM one "throughput
@@ -47,6 +49,7 @@
 //!
 //! Where we differ from the paper and what we measured: `docs/systems/eba.md`.
 
+pub mod agent;
 pub mod config;
 pub mod guarantee;
 pub mod model;
