@@ -3,7 +3,7 @@
 //! a control packet on its way to the receiver takes `min(pkt.r, r_l)`, one on its way back
 //! is left alone.
 //!
-//! Choices (also in the module doc of [`super`]):
+//! Choices (also in `docs/systems/eba.md`):
 //! - **Measured rate.** §V-C measures "the receiving rate of the port"; a link's receiving
 //!   end gets what its sending port transmits, so `V` is the port's transmitted bytes over the
 //!   interval (the engine's [`PortView::tx_bytes`]).
