@@ -307,3 +307,41 @@ def test_a_model_that_blows_up_exits_2_and_says_where(
         "fairnet: error: the run failed part-way: the solution blows up at t = 1.000000e0 s: "
         "y = 1.496e11"
     ]
+
+
+def test_eba_logistic_model_matches_scipy_and_settles_on_the_guarantee() -> None:
+    # eBA's Eq. (6) with the floor of Eq. (16) and the cap of Eq. (17), written again here in
+    # the log coordinates of Eq. (7) and solved by SciPy's RK45 at rtol 1e-10: one 900 Mb/s
+    # link, X (weight 1, guarantee 400 Mb/s) and Y (weight 2), both from 1 Mb/s, r(0) = C.
+    # fairnet at rtol 1e-9 must agree on every sample to 1e-5 relative (the cap's kink, where
+    # the load first reaches C, costs both solvers some accuracy; measured 2e-7). Both settle
+    # where 400 + 2r = 900: X at its guarantee 400 Mb/s, Y at 500 Mb/s, r = 250 Mb/s.
+    c, alpha, beta, b_x, w = 900e6, 2.0, 2.0, 400e6, np.array([1.0, 2.0])
+
+    def rhs(_t: float, y: np.ndarray) -> np.ndarray:
+        lnv, lnr = y[:2], y[2]
+        send = np.maximum(np.exp(lnv), [b_x, 0.0])
+        dv = alpha * (np.log(w * min(np.exp(lnr), c)) - lnv)
+        dr = beta * (1.0 - send.sum() / c)
+        if lnr >= np.log(c):
+            dr = min(dr, 0.0)
+        return np.array([*dv, dr])
+
+    times = np.arange(0.0, 20.0 + 1e-9, 0.05)
+    ref = solve_ivp(
+        rhs, (0.0, 20.0), [np.log(1e6), np.log(1e6), np.log(c)], t_eval=times,
+        rtol=1e-10, atol=1e-12,
+    )
+    df = fairnet.model(
+        "eba_lrc", capacity=c, last_weight=2.0, first_guarantee=b_x, initial_rate=1e6,
+        horizon=20.0, output_interval=0.05, rtol=1e-9, atol=1e-12,
+    )
+    assert df.height == len(times)
+    expect_x = np.maximum(np.exp(ref.y[0]), b_x)
+    expect_y = np.exp(ref.y[1])
+    for col, expect in (("rate[0]", expect_x), ("rate[1]", expect_y)):
+        got = df[col].to_numpy()
+        assert np.max(np.abs(got - expect) / expect) < 1e-5, col
+    last = df.row(-1, named=True)
+    assert abs(last["rate[0]"] - 400e6) < 1e3 and abs(last["rate[1]"] - 500e6) < 1e3
+    assert abs(last["r[0]"] - 250e6) < 1e3

@@ -39,6 +39,7 @@ use crate::error::{Error, Result};
 use crate::ids::LinkId;
 use crate::schemes::{chiu_jain, dctcp_fluid};
 use crate::systems::uranus::model as wvcc_model;
+use crate::systems::eba;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -96,6 +97,13 @@ pub const MODELS: &[ModelEntry] = &[
             let m = wvcc_model::WeightedFluid::new(wvcc_model::FluidLaw::Acdc, p)?;
             Ok(System::Continuous(Box::new(m)))
         },
+    },
+    ModelEntry {
+        name: "eba_lrc",
+        paper: eba::model::PAPER,
+        equation: eba::model::EQUATION,
+        params: eba::model::PARAMS,
+        build: eba::model::SingleLink::build,
     },
 ];
 

@@ -7,7 +7,9 @@
 //! - [`may`]: MAY's drop-counter AQM (Fig. 1) as a queueing discipline.
 //! - [`uranus`]: WVCC, Uranus's weighted virtual congestion control shim; Uranus's slice
 //!   scheduler (PS-N, Algorithms 1–2) and the SCC baseline.
+//! - [`eba`]: eBA's VM guarantees (Eqs. 1–2, Algorithm 1) and logistic rate control.
 
+pub mod eba;
 pub mod may;
 pub mod soze;
 pub mod sperc;
