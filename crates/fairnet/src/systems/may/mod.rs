@@ -93,4 +93,4 @@ pub mod config;
 mod tests;
 
 pub use aqm::{Entry, FlowWeights, May, MayStats, ENTRY_BITS};
-pub use config::MayConfig;
+pub use config::{MayConfig, Utilization};
