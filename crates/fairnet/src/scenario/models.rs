@@ -38,6 +38,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::LinkId;
 use crate::schemes::{chiu_jain, dctcp_fluid};
+use crate::systems::may::model as may_model;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -75,6 +76,13 @@ pub const MODELS: &[ModelEntry] = &[
         equation: chiu_jain::EQUATION,
         params: chiu_jain::PARAMS,
         build: |p| Ok(System::Discrete(Box::new(chiu_jain::ChiuJain::new(p)?))),
+    },
+    ModelEntry {
+        name: "may_mean_field",
+        paper: may_model::PAPER,
+        equation: may_model::EQUATION,
+        params: may_model::PARAMS,
+        build: |p| Ok(System::Discrete(Box::new(may_model::MeanField::new(p)?))),
     },
 ];
 
@@ -309,7 +317,7 @@ W = [5, 20]
         let e = with("\"dctcp_fluid\"", "\"dctcp_fuid\"");
         assert_eq!(
             e,
-            "engine.model: unknown model \"dctcp_fuid\" (known: dctcp_fluid, chiu_jain_aimd)"
+            "engine.model: unknown model \"dctcp_fuid\" (known: dctcp_fluid, chiu_jain_aimd, may_mean_field)"
         );
         let e = with("flows = 2", "flows = 2\ncolour = 3");
         assert!(
