@@ -156,7 +156,8 @@ def test_model_list_names_each_model_with_its_paper_and_equation() -> None:
     [
         (
             lambda: fairnet.model("dctcp", horizon=0.01),
-            "engine.model: unknown model 'dctcp' (known: dctcp_fluid, chiu_jain_aimd, may_mean_field)",
+            "engine.model: unknown model 'dctcp' "
+            "(known: dctcp_fluid, chiu_jain_aimd, may_mean_field)",
         ),
         (
             lambda: fairnet.model("dctcp_fluid", horizon=0.01, colour=2),
