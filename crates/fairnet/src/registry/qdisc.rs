@@ -9,7 +9,7 @@ use crate::schemes::fifo::{DropTail, EcnStep, EcnThreshold};
 use crate::schemes::las::Las;
 use crate::schemes::pfabric::PfabricQueue;
 use crate::schemes::red::{Red, RedConfig};
-use crate::schemes::sched::{check_queues, Classifier, Drr, StrictPriority, Wrr};
+use crate::schemes::sched::{check_queues, Classifier, Drr, DrrOverflow, StrictPriority, Wrr};
 use crate::systems::may::{May, MayConfig};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
@@ -114,6 +114,7 @@ impl From<Box<dyn Qdisc>> for QdiscImpl {
 ///   { rate = "25Gbps", kmin = "25KB", kmax = "100KB", pmax = 0.2 } ] }
 /// qdisc = { kind = "priority", classes = 8 }
 /// qdisc = { kind = "drr", weights = [1, 3], classify = "priority" }
+/// qdisc = { kind = "drr", weights = [1, 1, 1], classify = "flow_hash", overflow = "drop_longest" }
 /// qdisc = { kind = "wrr", weights = [1, 3], classify = "flow_hash", k = { packets = 20 } }
 /// qdisc = { kind = "pfabric" }
 /// qdisc = { kind = "las" }
@@ -156,6 +157,11 @@ pub enum QdiscConfig {
         /// Optional per-queue ECN step threshold.
         #[serde(default)]
         k: Option<EcnThreshold>,
+        /// What happens on overflow (default `own_share`: each queue an equal share of the
+        /// buffer; `drop_longest`: one shared buffer, the longest queue's head dropped, as
+        /// ns-2's DRR).
+        #[serde(default)]
+        overflow: DrrOverflow,
     },
     /// [`Wrr`]: one queue per weight, `weights[i]` packets per round.
     Wrr {
@@ -266,15 +272,16 @@ impl QdiscConfig {
                 quantum,
                 classify,
                 k,
+                overflow,
             } => {
                 let unit = quantum.unwrap_or(p.mtu_wire).0 as f64;
                 let quanta = weights
                     .iter()
                     .map(|w| ((w * unit).round() as u64).max(1))
                     .collect();
-                QdiscImpl::Drr(Box::new(Drr::new(
-                    quanta, p.buffer, p.mtu_wire, *classify, *k,
-                )))
+                QdiscImpl::Drr(Box::new(
+                    Drr::new(quanta, p.buffer, p.mtu_wire, *classify, *k).with_overflow(*overflow),
+                ))
             }
             QdiscConfig::Wrr {
                 weights,

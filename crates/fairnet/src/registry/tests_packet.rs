@@ -585,6 +585,7 @@ fn drr_one_to_three_splits_the_link_25_75() {
         quantum: None,
         classify: Classifier::Priority,
         k: None,
+        overflow: Default::default(),
     });
     let share = d[0] as f64 / (d[0] + d[1]) as f64;
     assert!((share - 0.25).abs() < 0.01, "share {share}, {d:?}");

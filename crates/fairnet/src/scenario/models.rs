@@ -40,6 +40,7 @@ use crate::ids::LinkId;
 use crate::schemes::{chiu_jain, dctcp_fluid};
 use crate::systems::uranus::model as wvcc_model;
 use crate::systems::eba;
+use crate::systems::may::model as may_model;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -104,6 +105,13 @@ pub const MODELS: &[ModelEntry] = &[
         equation: eba::model::EQUATION,
         params: eba::model::PARAMS,
         build: eba::model::SingleLink::build,
+    },
+    ModelEntry {
+        name: "may_mean_field",
+        paper: may_model::PAPER,
+        equation: may_model::EQUATION,
+        params: may_model::PARAMS,
+        build: |p| Ok(System::Discrete(Box::new(may_model::MeanField::new(p)?))),
     },
 ];
 

@@ -11,6 +11,18 @@
 //! weights. An optional ECN step threshold `k` applies to each
 //! queue's own length (DCTCP §3.1 marking, per queue as in multi-queue switches).
 //!
+//! DRR can instead share the whole buffer and, when it is full, drop from the longest queue
+//! ([`DrrOverflow::DropLongest`]): Shreedhar and Varghese's "buffer stealing" (§4 of the DRR
+//! paper: on overflow, drop from the longest queue, so a flow that stays within its share
+//! keeps its packets), as ns-2's DRR queue does and the MAY paper's baselines use (MAY §IV:
+//! "No_buckets_ = 100, blimit_ = 100Kbytes, quantum_ = 1000bytes"). ns-2 queues the arrival and
+//! then drops head packets of the longest queue (in bytes) until the buffer fits; so do we,
+//! with two details of our own: ties go to the queue with the lowest index other than the
+//! arrival's, and the arrival itself is dropped (rather than queued) only when its queue held
+//! nothing else and is the longest before any other packet was dropped (otherwise the heads
+//! of the longest other queues go), so no packet is evicted for an arrival that is then
+//! dropped.
+//!
 //! - **Strict priority**: IEEE 802.1Q-2018 §8.6.8.1 (strict priority transmission selection):
 //!   the first non-empty queue in class order always sends.
 //! - **DRR**: Shreedhar and Varghese, "Efficient Fair Queuing Using Deficit Round Robin",
@@ -40,6 +52,21 @@ pub enum Classifier {
     Priority,
     /// A hash of the packet's flow id, modulo the number of queues.
     FlowHash,
+}
+
+/// What DRR does when a packet does not fit (`qdisc = { kind = "drr", overflow = ... }`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DrrOverflow {
+    /// Each queue owns an equal share of the buffer; an arrival that does not fit in its
+    /// queue's share is dropped (the other disciplines' rule).
+    #[default]
+    OwnShare,
+    /// One shared buffer; on overflow, head packets of the longest queue are dropped
+    /// (Shreedhar and Varghese's buffer stealing, ns-2's DRR; module doc).
+    DropLongest,
 }
 
 /// `N` FIFOs over one shared byte buffer, with the classifier and per-queue ECN marking.
@@ -112,6 +139,56 @@ impl Queues {
         out
     }
 
+    /// [`DrrOverflow::DropLongest`]'s enqueue: the whole buffer is shared; to make room, head
+    /// packets of the longest queue (in bytes, the arrival's counting the arrival) are pushed
+    /// into `evicted` (module doc for the two tie rules).
+    fn enqueue_drop_longest(
+        &mut self,
+        id: PacketId,
+        pool: &mut PacketPool,
+        evicted: &mut Vec<PacketId>,
+    ) -> Enqueued {
+        let (i, wire) = {
+            let p = pool.get(id);
+            (self.class(p.flow, p.priority), p.wire as u64)
+        };
+        if wire > self.buffer {
+            return Enqueued::Dropped; // would not fit in an empty buffer
+        }
+        while self.bytes + wire > self.buffer {
+            let mut victim = None;
+            let mut most = 0;
+            for (j, q) in self.q.iter().enumerate() {
+                let b = q.bytes + if j == i { wire } else { 0 };
+                // Strictly longer wins; on a tie a queue other than the arrival's.
+                if victim.is_none() || b > most || (b == most && victim == Some(i)) {
+                    victim = Some(j);
+                    most = b;
+                }
+            }
+            let j = victim.expect("at least one queue");
+            if j == i && self.q[i].is_empty() && evicted.is_empty() {
+                return Enqueued::Dropped;
+            }
+            let j = if j == i && self.q[i].is_empty() {
+                // Packets were evicted already: take the longest other queue instead.
+                (0..self.q.len())
+                    .filter(|&k| k != i)
+                    .max_by_key(|&k| (self.q[k].bytes, std::cmp::Reverse(k)))
+                    .expect("another queue holds packets")
+            } else {
+                j
+            };
+            let head = self.pop(j, pool).expect("the longest queue holds packets");
+            evicted.push(head);
+        }
+        match self.enqueue(id, pool) {
+            Enqueued::Dropped => unreachable!("room was made"),
+            out if evicted.is_empty() => out,
+            _ => Enqueued::Evicting,
+        }
+    }
+
     fn pop(&mut self, i: usize, pool: &mut PacketPool) -> Option<PacketId> {
         let id = self.q[i].pop(pool)?;
         self.bytes -= pool.get(id).wire as u64;
@@ -172,6 +249,9 @@ pub struct Drr {
     cur: usize,
     /// Whether `cur` already received its quantum in this visit.
     credited: bool,
+    overflow: DrrOverflow,
+    /// Packets dropped to make room, for [`Qdisc::take_evicted`].
+    evicted: Vec<PacketId>,
 }
 
 impl Drr {
@@ -191,7 +271,19 @@ impl Drr {
             quantum,
             cur: 0,
             credited: false,
+            overflow: DrrOverflow::OwnShare,
+            evicted: Vec::new(),
         }
+    }
+
+    /// The same queues with overflow rule `overflow` ([`DrrOverflow::DropLongest`]: the whole
+    /// buffer shared by every queue).
+    pub fn with_overflow(mut self, overflow: DrrOverflow) -> Drr {
+        self.overflow = overflow;
+        if overflow == DrrOverflow::DropLongest {
+            self.qs.limit = self.qs.buffer;
+        }
+        self
     }
 }
 
@@ -202,7 +294,13 @@ impl Qdisc for Drr {
         pool: &mut PacketPool,
         _now: crate::units::Time,
     ) -> Enqueued {
-        self.qs.enqueue(id, pool)
+        match self.overflow {
+            DrrOverflow::OwnShare => self.qs.enqueue(id, pool),
+            DrrOverflow::DropLongest => self.qs.enqueue_drop_longest(id, pool, &mut self.evicted),
+        }
+    }
+    fn take_evicted(&mut self) -> Option<PacketId> {
+        self.evicted.pop()
     }
     fn dequeue(&mut self, pool: &mut PacketPool, _now: crate::units::Time) -> Option<PacketId> {
         if self.qs.packets == 0 {
@@ -396,6 +494,99 @@ mod tests {
             bytes[p.priority as usize] += p.wire as u64;
         }
         assert_eq!(bytes, [100 * 1500, 900 * 500]);
+    }
+
+    #[test]
+    fn drr_drop_longest_shares_the_buffer_and_steals_from_the_longest_queue() {
+        // Three queues, a 1000-byte buffer of 100-byte packets. Own shares would give each
+        // queue 333 bytes (3 packets); with drop_longest queue 0 may take 9 packets while the
+        // others are empty. Then one packet each for queues 1 and 2 (the buffer is full): each
+        // arrival is queued and the head of queue 0, the longest, dropped — first its oldest
+        // packet, then the next; a second arrival for queue 1 again costs queue 0 its head.
+        let mut pool = PacketPool::new();
+        let mut q = Drr::new(
+            vec![100; 3],
+            Bytes(1000),
+            Bytes(100),
+            Classifier::Priority,
+            None,
+        )
+        .with_overflow(DrrOverflow::DropLongest);
+        let t = Time::ZERO;
+        let first: Vec<_> = (0..10).map(|_| pkt(&mut pool, 0, 100)).collect();
+        for &id in &first {
+            assert_eq!(q.enqueue(id, &mut pool, t), Enqueued::Queued);
+        }
+        assert_eq!(
+            (q.bytes(), q.packets()),
+            (1000, 10),
+            "one queue took it all"
+        );
+        let b = pkt(&mut pool, 1, 100);
+        assert_eq!(q.enqueue(b, &mut pool, t), Enqueued::Evicting);
+        assert_eq!(q.take_evicted(), Some(first[0]), "the longest queue's head");
+        assert_eq!(q.take_evicted(), None);
+        let c = pkt(&mut pool, 2, 100);
+        assert_eq!(q.enqueue(c, &mut pool, t), Enqueued::Evicting);
+        assert_eq!(q.take_evicted(), Some(first[1]));
+        assert_eq!((q.bytes(), q.packets()), (1000, 10));
+        // An arrival for queue 1, now one packet long, against queue 0's eight: queue 0 loses.
+        let d = pkt(&mut pool, 1, 100);
+        assert_eq!(q.enqueue(d, &mut pool, t), Enqueued::Evicting);
+        assert_eq!(q.take_evicted(), Some(first[2]));
+        // Own shares (the default) drop the arrival once its queue's third of the buffer is full.
+        let mut own = Drr::new(
+            vec![100; 3],
+            Bytes(1000),
+            Bytes(100),
+            Classifier::Priority,
+            None,
+        );
+        let out: Vec<_> = (0..4)
+            .map(|_| {
+                let id = pkt(&mut pool, 0, 100);
+                own.enqueue(id, &mut pool, t)
+            })
+            .collect();
+        assert_eq!(out[3], Enqueued::Dropped, "{out:?}");
+    }
+
+    #[test]
+    fn drr_drop_longest_counts_the_arrival_in_its_queue() {
+        // Three queues sharing 300 bytes. Queue 0 holds one 100-byte packet, queue 2 two: full.
+        // A 250-byte arrival for the empty queue 1 makes it the longest (250 > 200) while it
+        // holds nothing else: the arrival itself is dropped and nothing is evicted.
+        let mut pool = PacketPool::new();
+        let mut q = Drr::new(
+            vec![100; 3],
+            Bytes(300),
+            Bytes(100),
+            Classifier::Priority,
+            None,
+        )
+        .with_overflow(DrrOverflow::DropLongest);
+        let t = Time::ZERO;
+        let a = pkt(&mut pool, 0, 100);
+        assert_eq!(q.enqueue(a, &mut pool, t), Enqueued::Queued);
+        let c: Vec<_> = (0..2).map(|_| pkt(&mut pool, 2, 100)).collect();
+        for &id in &c {
+            assert_eq!(q.enqueue(id, &mut pool, t), Enqueued::Queued);
+        }
+        let big = pkt(&mut pool, 1, 250);
+        assert_eq!(q.enqueue(big, &mut pool, t), Enqueued::Dropped);
+        assert_eq!(q.take_evicted(), None);
+        assert_eq!((q.bytes(), q.packets()), (300, 3));
+        // A 150-byte arrival for queue 1 (150 < 200): queue 2 is longer and loses its head,
+        // then queue 1 (150) is longest but empty with a packet already evicted, so the longest
+        // other queue (queue 0 and queue 2 tie at 100: the lower index) loses its head.
+        let mid = pkt(&mut pool, 1, 150);
+        assert_eq!(q.enqueue(mid, &mut pool, t), Enqueued::Evicting);
+        let mut gone: Vec<_> = std::iter::from_fn(|| q.take_evicted()).collect();
+        gone.sort_by_key(|id| id.0);
+        let mut want = vec![c[0], a];
+        want.sort_by_key(|id| id.0);
+        assert_eq!(gone, want);
+        assert_eq!((q.bytes(), q.packets()), (250, 2));
     }
 
     #[test]

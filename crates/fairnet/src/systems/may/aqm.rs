@@ -1,6 +1,6 @@
 //! MAY's queue: Fig. 1 of the paper, line by line, over a FIFO byte buffer.
 
-use super::config::MayConfig;
+use super::config::{MayConfig, Utilization};
 use crate::engine::packet::pkt::{PacketId, PacketPool};
 use crate::engine::packet::qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
 use crate::ids::FlowId;
@@ -82,10 +82,12 @@ pub struct May {
     table: HashMap<u64, Entry>,
     /// LastUpdate (Fig. 1 line 28), ps.
     last_update: u64,
-    /// Bytes that MAY let through to the FIFO since LastUpdate (queued or lost to overflow).
+    /// What CurrentUtilization counts ([`MayConfig::utilization`]).
+    signal: Utilization,
+    /// Bytes counted for CurrentUtilization since LastUpdate (by `signal`).
     offered: u64,
-    /// CurrentUtilization: the bytes MAY let through during the last update period over what
-    /// the link could send in that time.
+    /// CurrentUtilization: the bytes counted (by `signal`) during the last update period over
+    /// what the link could send in that time.
     utilization: f64,
     rng: ChaCha8Rng,
     stats: MayStats,
@@ -125,6 +127,7 @@ impl May {
             nu: cfg.nu0,
             table: HashMap::new(),
             last_update: 0,
+            signal: cfg.utilization,
             offered: 0,
             utilization: 0.0,
             rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x004D_4159)),
@@ -284,8 +287,10 @@ impl Qdisc for May {
                 self.stats.entry_drops += 1;
             }
         }
-        if !drop {
-            self.offered += wire as u64;
+        match self.signal {
+            Utilization::Admitted if !drop => self.offered += wire as u64,
+            Utilization::Arrivals => self.offered += wire as u64,
+            _ => {}
         }
         let out = if drop {
             Enqueued::Dropped
@@ -307,7 +312,11 @@ impl Qdisc for May {
     }
 
     fn dequeue(&mut self, pool: &mut PacketPool, _now: Time) -> Option<PacketId> {
-        self.fifo.pop(pool)
+        let id = self.fifo.pop(pool)?;
+        if self.signal == Utilization::Departures {
+            self.offered += pool.get(id).wire as u64;
+        }
+        Some(id)
     }
 
     fn bytes(&self) -> u64 {

@@ -53,6 +53,29 @@ pub struct MayConfig {
     /// `w` in the table is dropped with probability ν·δ/w, so the fixed point of Eq. (9)
     /// becomes x = w/ν — weighted max-min. Default false (the paper's MAY: every weight 1).
     pub weighted: bool,
+    /// What "CurrentUtilization" (Fig. 1 lines 13 and 19) measures over an update period, over
+    /// what the link could send in it. Not said by the paper beyond §V's "congestion indicator
+    /// is arrival rate at the queue"; default [`Utilization::Admitted`] (see the module doc of
+    /// [`crate::systems::may`] for the reason and the measurements behind it).
+    pub utilization: Utilization,
+}
+
+/// The three readings of MAY's "CurrentUtilization" ([`MayConfig::utilization`]), each a rate
+/// over one update period divided by the link's capacity.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Utilization {
+    /// The bytes MAY let through to the FIFO (queued or lost to buffer overflow): the
+    /// arrival rate at the queue behind MAY's own drops.
+    #[default]
+    Admitted,
+    /// Every byte arriving at the port, MAY's drops included (the arrival rate in front of
+    /// MAY).
+    Arrivals,
+    /// The bytes the link sent: its utilization in the usual sense (at most 1).
+    Departures,
 }
 
 impl Default for MayConfig {
@@ -69,6 +92,7 @@ impl Default for MayConfig {
             table_entries: None,
             fingerprint_bits: None,
             weighted: false,
+            utilization: Utilization::Admitted,
         }
     }
 }

@@ -82,15 +82,23 @@
 //!   with the RTTs; κ stays 0.1, since ν's relative change per second, κ·x*·(u − u₀) with x*
 //!   in packets per second, does not depend on Δ.
 //!
+//! - **CurrentUtilization** has three readings ([`MayConfig::utilization`]): the default above
+//!   (`admitted`), every byte arriving at the port (`arrivals`, MAY's drops included) and what
+//!   the link sent (`departures`). On Fig. 7's network none changes the outcome
+//!   (docs/systems/may.md, "Fig. 7", measured with `examples/may_fig7.rs`).
+//!
+//! [`model`] is §III-A's mean-field map for the model engine (`may_mean_field`).
+//!
 //! Not implemented yet (issue 20): §V's byte-based dropping and queue-based control of ν, the
-//! time series of memory and of the §V estimates in the engine's records, and the §III
-//! models.
+//! time series of memory and of the §V estimates in the engine's records, the AIMD Markov
+//! chain of §III-A.
 
 pub mod aqm;
 pub mod config;
+pub mod model;
 
 #[cfg(test)]
 mod tests;
 
 pub use aqm::{Entry, FlowWeights, May, MayStats, ENTRY_BITS};
-pub use config::MayConfig;
+pub use config::{MayConfig, Utilization};

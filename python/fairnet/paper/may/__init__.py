@@ -1,0 +1,15 @@
+"""MAY (Stanojević & Shorten, "Drop counters are enough"): the paper-registry entries
+reproducing its §III analysis and §IV experiments, in the order ``fairnet paper list`` shows
+them; ``common`` holds what the packet-level entries share."""
+
+from __future__ import annotations
+
+from fairnet.paper.entry import Entry
+from fairnet.paper.may.fig2_3 import ENTRY as FIG2_3
+from fairnet.paper.may.fig4 import ENTRY as FIG4
+from fairnet.paper.may.fig5 import ENTRY as FIG5
+from fairnet.paper.may.fig7 import ENTRY as FIG7
+from fairnet.paper.may.fig9 import ENTRY as FIG9
+from fairnet.paper.may.fig10 import ENTRY as FIG10
+
+ENTRIES: list[Entry] = [FIG2_3, FIG4, FIG5, FIG7, FIG9, FIG10]

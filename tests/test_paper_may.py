@@ -1,0 +1,109 @@
+"""The MAY paper entries at smoke scale: each test states what the paper claims (or what the
+mechanism implies) and what our run must show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from test_paper import check_smoke
+
+from fairnet.paper import get
+from fairnet.paper.may.fig10 import short_byte_share
+
+
+def run(name: str, tmp_path: Path) -> list[dict]:
+    console = Console(width=80, record=True)
+    result = get(name).run("smoke", tmp_path, console)
+    check_smoke(name, result, tmp_path)
+    assert (tmp_path / f"{name}.png").exists()
+    return result.rows
+
+
+def test_may_fig2_3_memory_near_one_bit_and_short_flows_lossless(tmp_path: Path) -> None:
+    # §III-D–E: with Pareto sizes of mean 10 packets the table costs "around 1 bit per active
+    # flow" (Fig. 2; at most 80·E[l]/S₀ = 1.6 bits for S₀ ≥ 500, since 1 − e^(−l/S₀) ≤ l/S₀),
+    # and the share of short flows without loss is > 0.98 for S₀ > 500 and > 0.99 for
+    # S₀ > 1000 (Fig. 3). The exact (1 − 1/S₀)^l differs from e^(−l/S₀) by under 1%.
+    rows = run("may-fig2-3", tmp_path)
+    fig2 = [r for r in rows if r["figure"] == "2"]
+    fig3 = [r for r in rows if r["figure"] == "3"]
+    for r in fig2:
+        assert 0 < r["bits_per_flow"] <= 80 * 10 / r["s0"] + 1e-9, r
+        assert abs(r["bits_per_flow_exact"] / r["bits_per_flow"] - 1) < 0.01, r
+    for r in fig3:
+        if r["s0"] > 1000:
+            assert r["lossless_short"] > 0.99, r
+        elif r["s0"] > 500:
+            assert r["lossless_short"] > 0.98, r
+
+
+def test_may_fig4_losses_only_lengthen_flows(tmp_path: Path) -> None:
+    # §III-E's model: LAS (p = 0) is deterministic — a 1-packet flow takes one RTT; any loss
+    # adds rounds or a timeout, so MAY (p = 1/S₀) is never faster than LAS, and FIFO
+    # (p = 0.01) costs the 1000-packet flows far more (about ten losses each against one).
+    rows = run("may-fig4", tmp_path)
+    fct = {(r["ssthresh"], r["scheme"], r["size_packets"]): r["mean_fct_rtts"] for r in rows}
+    for st in ("∞", "2"):
+        assert fct[(st, "LAS", 1)] == 1.0
+        for size in (1, 10, 50, 100, 500, 1000):
+            assert fct[(st, "MAY", size)] >= fct[(st, "LAS", size)]
+        assert fct[(st, "FIFO", 1000)] > 1.5 * fct[(st, "MAY", 1000)]
+
+
+def test_short_byte_share_on_a_uniform_law_is_the_closed_form() -> None:
+    # Sizes uniform on [0, 2000] bytes: flows ≤ c carry (c/2000)² of the bytes.
+    sizes, cum = np.array([0.0, 2000.0]), np.array([0.0, 1.0])
+    for c in (500.0, 1000.0, 2000.0):
+        assert abs(short_byte_share(sizes, cum, c) - (c / 2000) ** 2) < 1e-12
+    # A point mass (DataMining's first line style): included from its size on.
+    sizes, cum = np.array([100.0, 100.0, 300.0]), np.array([0.0, 0.5, 1.0])
+    assert short_byte_share(sizes, cum, 99.0) == 0.0
+    assert abs(short_byte_share(sizes, cum, 100.0) - 50 / 150) < 1e-12
+
+
+def test_may_fig10_shares_grow_with_s0(tmp_path: Path) -> None:
+    # A larger S₀ counts more flows as short: each workload's byte share is nondecreasing in
+    # S₀ and at most 1, and never above its share of flows (short flows are the small ones).
+    rows = run("may-fig10", tmp_path)
+    for w in {r["workload"] for r in rows}:
+        mine = sorted((r for r in rows if r["workload"] == w), key=lambda r: r["s0_packets"])
+        shares = [r["short_byte_share"] for r in mine]
+        assert shares == sorted(shares) and shares[-1] <= 1 + 1e-12, (w, shares)
+        for r in mine:
+            assert r["short_byte_share"] <= r["short_flow_share"] + 1e-12, r
+
+
+def jain_by_scheme(rows: list[dict]) -> dict[str, float]:
+    return {r["scheme"]: r["jain"] for r in rows}
+
+
+def test_may_fig7_smoke_drr_is_fairest_and_red_is_not(tmp_path: Path) -> None:
+    # §IV.B: on Fig. 6's network DRR, a per-flow scheduler, comes near max-min (paper 0.987)
+    # while RED's shares follow the RTTs (0.731). Expected at smoke scale (30 s): DRR's index
+    # above RED's and at least 0.85 (a measured bound, seed 1: 0.915; 0.960 over the full
+    # 120 s). MAY's index is reported beside the paper's, not asserted: at 100-packet
+    # buffers it stays near drop-tail's (docs/systems/may.md, "Fig. 7").
+    j = jain_by_scheme(run("may-fig7", tmp_path))
+    assert set(j) == {"RED", "DRR", "MAY", "MAY, overflows in ND"}
+    assert j["DRR"] > j["RED"] and j["DRR"] >= 0.85, j
+
+
+def test_may_fig5_smoke_drr_beats_red(tmp_path: Path) -> None:
+    # §IV.A: with RTTs spread 40–440 ms RED's shares go as 1/RTT (paper 0.606) and DRR's are
+    # near equal (0.997). Expected: DRR's index above RED's and every index in (0, 1].
+    j = jain_by_scheme(run("may-fig5", tmp_path))
+    assert set(j) == {"RED", "DRR", "MAY"}
+    assert all(0 < v <= 1 + 1e-12 for v in j.values()), j
+    assert j["DRR"] > j["RED"], j
+
+
+def test_may_fig9_smoke_las_gives_short_flows_the_shortest_fct(tmp_path: Path) -> None:
+    # §IV.D: LAS serves the flow with the least attained service first, so short flows finish
+    # fastest under it (paper AFCT: LAS 1.26 s against RED 8.14 s and DRR 10.34 s). Expected:
+    # every short flow finishes, and LAS's AFCT is below RED's and DRR's.
+    rows = run("may-fig9", tmp_path)
+    afct = {r["scheme"]: r["afct_s"] for r in rows}
+    assert all(r["fct_s"] is not None for r in rows)
+    assert afct["LAS"] < afct["RED"] and afct["LAS"] < afct["DRR"], afct
