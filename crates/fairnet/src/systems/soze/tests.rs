@@ -868,14 +868,18 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // 12345 2.80 / 8.23 / 8.41%; seed A 4.31 / 15.62 / 17.29%; 64 flows seed A 9.23 / 38.04 /
     // 53.07%. Asserted against issue 7's 5% bar, not against these numbers: every flow within
     // 5% for the first set, and the other three off the bar (some flow beyond 5%: the outcome
-    // the swings below explain; should one reach it, the explanation is stale).
+    // the swings below explain; should one reach it, the explanation is stale). Nothing
+    // derives how far off a set may be, so a regression guard stands in, stated as measured:
+    // each set's mean error at most 1.5× the mean above (runs are deterministic per seed; the
+    // margin allows a change of event order, as when host NICs stopped scanning paced flows and
+    // the 64-flow mean went from 7.42% to 9.23%).
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
-    for (n, seed, within_bar) in [
-        (32, 777, true),
-        (32, 12345, false),
-        (32, a, false),
-        (64, a, false),
+    for (n, seed, within_bar, measured_mean) in [
+        (32, 777, true, 0.0058),
+        (32, 12345, false, 0.0280),
+        (32, a, false, 0.0431),
+        (64, a, false, 0.0923),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -889,6 +893,10 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
             max < 0.05,
             within_bar,
             "{n} flows, seed {seed}: errors {err:?}"
+        );
+        assert!(
+            mean <= 1.5 * measured_mean,
+            "{n} flows, seed {seed}: mean error {mean} above 1.5 x the measured {measured_mean}"
         );
     }
     // Why (32 flows, seed A): ports 78 (aggregation → core, pod 1) and 95 (core → aggregation,
