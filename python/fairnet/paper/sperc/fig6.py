@@ -9,7 +9,10 @@ printed (the ignore bit; the authors' ``sperc_ignore``), shown beside it with no
 **Setting** (the authors' simulator, ``run_experiment.sh`` sparse-ct / dense-ct): sparse
 M = 100 links with N ∈ {100, 1000, 10000} flows and P ∈ {5, 10} links per flow, and
 M = N = 1000 with P ∈ {5, 10}; dense M = N = 100, P = 80 (normalized by N₁, as Fig. 6b); every
-link the same capacity (10 Gb/s: the authors' capacity 10; rates are scale-free); every hop the
+link the same capacity (10 Gb/s: the authors' capacity 10; rates are scale-free); every flow's
+links in ascending order, as the authors' generator lists paths (``path_order = "ascending"``;
+n-PERC depends on it: on dense matrices with the drawn order it did not converge within
+200 RTTs); every hop the
 same delay (10 µs, jittered by at most 100 ps so that simultaneous arrivals are ordered at
 random, as the authors do), so **every RTT is equal and one round is one RTT** (the caption:
 "s-PERC: 1 round = 1 RTT"); links update the control packet out and back; s-PERC's links reset
@@ -90,7 +93,8 @@ def _sweep_files(scale: str, outdir: Path) -> list[Path]:
         files.append(path)
     (outdir / "base.toml").write_text(
         'name = "s-PERC Fig. 6"\nseed = 1\n[matrix]\nlinks = 100\nflows = 100\n'
-        f'links_per_flow = 5\ncapacity = "{CAPACITY}"\n[engine]\nkind = "rounds"\n'
+        f'links_per_flow = 5\ncapacity = "{CAPACITY}"\npath_order = "ascending"\n'
+        '[engine]\nkind = "rounds"\n'
         f'algorithm = "s_perc_basic"\nmax_rounds = {MAX_ROUNDS}\ntimer = "round"\n'
         f"rate_tolerance = {RATE_TOLERANCE}\ndelay = {HOP_DELAY}\n"
     )
