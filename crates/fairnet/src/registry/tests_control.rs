@@ -4,7 +4,7 @@
 
 use super::{PacketConfig, PacketSim};
 use crate::engine::packet::cc::{AckInfo, CongestionControl};
-use crate::engine::packet::host::HostShim;
+use crate::engine::packet::host::{HostShim, ShimControl};
 use crate::engine::packet::pkt::{CtrlArea, Packet, PacketId, PacketKind, PacketPool};
 use crate::engine::packet::port::{PortAgent, PortView};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -264,16 +264,17 @@ fn without_two_way_updates_the_way_back_is_hashed_and_agents_are_not_called() {
 }
 
 /// What [`TickShim`] saw: the times of its timer calls, and each control packet that came
-/// back (its `seq`, the time it was sent, the time it came back, its control area).
+/// back (its `seq`, the time it was sent, the time it came back, its header word, its control
+/// area).
 #[derive(Default)]
 struct ShimLog {
     ticks: Vec<u64>,
-    back: Vec<(u64, u64, u64, CtrlArea)>,
+    back: Vec<(u64, u64, u64, u32, CtrlArea)>,
 }
 
 /// A host shim with a timer of its own: it ticks every `every` up to `last` and, at each
-/// tick, lists a control packet on flow 0 (its `seq` is the tick time), one on flow 1 (sent
-/// from another host) and one on flow 99 (no such flow). When the packet of tick `last`
+/// tick, lists a control packet on flow 0 (its `seq` is the tick time, its word 1000), one on
+/// flow 1 (sent from another host) and one on flow 99 (no such flow). When the packet of tick `last`
 /// comes back it asks for one more tick 3 µs later.
 struct TickShim {
     every: u64,
@@ -286,7 +287,7 @@ impl HostShim for TickShim {
     fn next_timer(&self) -> Option<Time> {
         self.next.map(Time)
     }
-    fn on_timer(&mut self, now: Time, out: &mut Vec<(FlowId, CtrlArea)>) {
+    fn on_timer(&mut self, now: Time, out: &mut Vec<ShimControl>) {
         assert_eq!(Some(now.0), self.next, "called at the time it asked for");
         self.log.borrow_mut().ticks.push(now.0);
         for (f, seq) in [(0, now.0), (1, now.0 + 1), (99, now.0 + 2)] {
@@ -294,7 +295,11 @@ impl HostShim for TickShim {
                 seq,
                 ..CtrlArea::default()
             };
-            out.push((FlowId(f), area));
+            out.push(ShimControl {
+                flow: FlowId(f),
+                word: 1000,
+                area,
+            });
         }
         let after = now.0 + self.every;
         self.next = (now.0 < self.last && after <= self.last).then_some(after);
@@ -303,14 +308,15 @@ impl HostShim for TickShim {
         self.log
             .borrow_mut()
             .back
-            .push((area.seq, pkt.ts.0, now.0, *area));
+            .push((area.seq, pkt.ts.0, now.0, pkt.word, *area));
         if area.seq == self.last {
             self.next = Some(now.0 + Time::from_us(3).0);
         }
     }
 }
 
-/// Stamps the link it sits on into the next hop record of control packets on their way out.
+/// Stamps the link it sits on into the next hop record of control packets on their way out,
+/// and lowers their header word to at most 500 (as an explicit-rate router would).
 struct LinkStamp;
 
 impl PortAgent for LinkStamp {
@@ -318,6 +324,8 @@ impl PortAgent for LinkStamp {
         if pool.get(id).kind != PacketKind::Control || pool.ctrl(id).reflected {
             return;
         }
+        let p = pool.get_mut(id);
+        p.word = p.word.min(500);
         let a = pool.ctrl_mut(id);
         let i = a.next as usize;
         a.hops[i].round = port.link.0 as u64;
@@ -336,7 +344,8 @@ fn a_host_shim_sends_its_own_control_packets_on_its_timer() {
     // 99 (none) are skipped, so ticks 40…200 µs send one packet each on flow 0. Each crosses
     // the bottleneck (link 0, whose agent stamps it), is reflected by the receiver and comes
     // back to the shim — never to flow 0's congestion control, which logs any control packet
-    // it gets — with its area intact and marked as the shim's, one RTT later (a few µs; the
+    // it gets — with its area intact and marked as the shim's, its word lowered from 1000 to
+    // the agent's 500, one RTT later (a few µs; the
     // run goes on to 400 µs). The engine asks the shim for its timer again after a packet
     // comes back: the return of tick 200 µs asks for one more tick 3 µs later, and it comes.
     let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(128 * 1024));
@@ -370,7 +379,7 @@ fn a_host_shim_sends_its_own_control_packets_on_its_timer() {
 
     let log = log.borrow();
     assert!(cc_got.borrow().is_empty(), "no shim packet reached a cc");
-    let (last_seq, _, last_back, _) = *log.back.iter().find(|b| b.0 == us(200)).unwrap();
+    let (last_seq, _, last_back, _, _) = *log.back.iter().find(|b| b.0 == us(200)).unwrap();
     let echo = last_back + us(3);
     let mut want_ticks: Vec<u64> = (0..=10).map(|k| us(20 * k)).collect();
     want_ticks.push(echo);
@@ -380,7 +389,8 @@ fn a_host_shim_sends_its_own_control_packets_on_its_timer() {
     want_back.push(echo);
     let seqs: Vec<u64> = log.back.iter().map(|b| b.0).collect();
     assert_eq!(seqs, want_back, "one packet per tick once flow 0 started");
-    for &(seq, sent, back, area) in &log.back {
+    for &(seq, sent, back, word, area) in &log.back {
+        assert_eq!(word, 500, "the word as the bottleneck's agent left it");
         assert_eq!(sent, seq, "sent at its tick");
         // Three links each way of 1 µs: at least 6 µs; an almost empty network: under 20 µs.
         assert!(

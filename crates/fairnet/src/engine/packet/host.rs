@@ -32,7 +32,7 @@ use std::collections::{BinaryHeap, VecDeque};
 /// [`HostShim::next_timer`] after installing the shim and after each call of
 /// [`HostShim::on_flow_start`], [`HostShim::on_weight`], [`HostShim::on_timer`] and
 /// [`HostShim::on_control`] (a timer that moves in any other hook is seen at the next of
-/// those), and calls [`HostShim::on_timer`] once that time has come. Each `(flow, area)` the
+/// those), and calls [`HostShim::on_timer`] once that time has come. Each [`ShimControl`] the
 /// shim lists there is sent as a control packet of the engine's control size
 /// ([`super::config::ControlConfig`]) from this host on `flow`'s data path, processed by the
 /// port agents as any control packet, reflected by the receiver, and handed back to
@@ -62,14 +62,23 @@ pub trait HostShim {
         None
     }
     /// The time [`HostShim::next_timer`] asked for has come: the shim pushes onto `out` the
-    /// control packets to send now, each as the flow whose data path it takes (a flow sent
-    /// from this host that has started and not finished; others are skipped) and its control
-    /// area (the engine sets `shim`, clears `reflected`, and leaves the rest as given).
-    /// Default: nothing.
-    fn on_timer(&mut self, _now: Time, _out: &mut Vec<(FlowId, CtrlArea)>) {}
+    /// control packets to send now. Default: nothing.
+    fn on_timer(&mut self, _now: Time, _out: &mut Vec<ShimControl>) {}
     /// A control packet this shim sent came back, reflected by the receiver, with its control
     /// area as the port agents left it. Default: nothing.
     fn on_control(&mut self, _pkt: &Packet, _area: &CtrlArea, _now: Time) {}
+}
+
+/// A control packet a host shim asks to send ([`HostShim::on_timer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShimControl {
+    /// The flow whose data path it takes: a flow sent from this host that has started and not
+    /// finished (others are skipped: they have no path to take).
+    pub flow: FlowId,
+    /// Its header word ([`Packet::word`]), which port agents may rewrite on the way.
+    pub word: u32,
+    /// Its control area; the engine sets `shim`, clears `reflected` and keeps the rest.
+    pub area: CtrlArea,
 }
 
 /// One host (engine-internal).

@@ -39,7 +39,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 let mut area = CtrlArea::default();
                 let unsent = fl.spec.size.0.saturating_sub(s.snd_nxt());
                 if s.cc.make_control(Time(now), unsent, &mut area) {
-                    self.send_control(now, f, &area);
+                    self.send_control(now, f, 0, &area);
                 }
             }
             _ => {}
@@ -77,23 +77,23 @@ impl<S: SchemeSet> PacketSim<S> {
         if shim.next_timer().is_some_and(|t| t.0 <= now) {
             let mut out = std::mem::take(&mut self.shim_out);
             shim.on_timer(Time(now), &mut out);
-            for (flow, mut area) in out.drain(..) {
-                let fl = self.flows.get(flow.idx());
+            for mut c in out.drain(..) {
+                let fl = self.flows.get(c.flow.idx());
                 if !fl.is_some_and(|fl| fl.host == h && fl.started && !fl.finished) {
                     continue; // not a live flow of this host: it has no data path to take
                 }
-                area.shim = true;
-                area.reflected = false;
-                self.send_control(now, flow.0, &area);
+                c.area.shim = true;
+                c.area.reflected = false;
+                self.send_control(now, c.flow.0, c.word, &c.area);
             }
             self.shim_out = out;
         }
         self.sync_shim_timer(h);
     }
 
-    /// Sends a control packet of flow `f` with control area `area` from its source, on the
-    /// flow's data path.
-    pub(super) fn send_control(&mut self, now: u64, f: u32, area: &CtrlArea) {
+    /// Sends a control packet of flow `f` with header word `word` and control area `area` from
+    /// its source, on the flow's data path.
+    pub(super) fn send_control(&mut self, now: u64, f: u32, word: u32, area: &CtrlArea) {
         let fl = &self.flows[f as usize];
         self.spray_ctr += 1;
         let pkt = Packet {
@@ -103,6 +103,7 @@ impl<S: SchemeSet> PacketSim<S> {
             dst: fl.spec.dst,
             wire: self.cfg.control.size.0 as u32,
             priority: 0,
+            word,
             ts: Time(now),
             route: fl.route_data,
             spray_key: self.spray_ctr,
@@ -123,7 +124,7 @@ impl<S: SchemeSet> PacketSim<S> {
         let mut area = CtrlArea::default();
         if s.cc.make_fin(Time(now), &mut area) {
             area.fin = true;
-            self.send_control(now, f, &area);
+            self.send_control(now, f, 0, &area);
         }
     }
 

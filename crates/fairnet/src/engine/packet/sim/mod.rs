@@ -40,7 +40,7 @@ mod transport;
 use super::cc::{CcContext, CongestionControl};
 use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
 use super::event::{Event, EventQueue};
-use super::host::{Host, HostShim, SfqOrder};
+use super::host::{Host, HostShim, SfqOrder, ShimControl};
 use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
@@ -242,7 +242,7 @@ pub struct PacketSim<S: SchemeSet> {
     /// none); empty otherwise.
     rev_link: Vec<u32>,
     /// Scratch list for [`HostShim::on_timer`] (kept to reuse its allocation).
-    shim_out: Vec<(FlowId, CtrlArea)>,
+    shim_out: Vec<ShimControl>,
 }
 
 impl<S: SchemeSet> PacketSim<S> {
