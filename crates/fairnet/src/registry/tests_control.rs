@@ -1,9 +1,12 @@
 //! Control packets in the shared engine: strict priority over data at every port, the
-//! per-port rate limit, reflection by the receiver, and conservation.
+//! per-port rate limit, reflection by the receiver, conservation, and control packets sent by
+//! a host shim on its own timer.
 
 use super::{PacketConfig, PacketSim};
 use crate::engine::packet::cc::{AckInfo, CongestionControl};
-use crate::engine::packet::pkt::{CtrlArea, Packet};
+use crate::engine::packet::host::{HostShim, ShimControl};
+use crate::engine::packet::pkt::{CtrlArea, Packet, PacketId, PacketKind, PacketPool};
+use crate::engine::packet::port::{PortAgent, PortView};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{dumbbell, LinkSpec};
 use crate::units::{Bytes, Rate, Time};
@@ -258,4 +261,145 @@ fn without_two_way_updates_the_way_back_is_hashed_and_agents_are_not_called() {
         differs > 0,
         "all 8 flows hashed back through their own spine"
     );
+}
+
+/// What [`TickShim`] saw: the times of its timer calls, and each control packet that came
+/// back (its `seq`, the time it was sent, the time it came back, its header word, its control
+/// area).
+#[derive(Default)]
+struct ShimLog {
+    ticks: Vec<u64>,
+    back: Vec<(u64, u64, u64, u32, CtrlArea)>,
+}
+
+/// A host shim with a timer of its own: it ticks every `every` up to `last` and, at each
+/// tick, lists a control packet on flow 0 (its `seq` is the tick time, its word 1000), one on
+/// flow 1 (sent from another host) and one on flow 99 (no such flow). When the packet of tick `last`
+/// comes back it asks for one more tick 3 µs later.
+struct TickShim {
+    every: u64,
+    last: u64,
+    next: Option<u64>,
+    log: Rc<RefCell<ShimLog>>,
+}
+
+impl HostShim for TickShim {
+    fn next_timer(&self) -> Option<Time> {
+        self.next.map(Time)
+    }
+    fn on_timer(&mut self, now: Time, out: &mut Vec<ShimControl>) {
+        assert_eq!(Some(now.0), self.next, "called at the time it asked for");
+        self.log.borrow_mut().ticks.push(now.0);
+        for (f, seq) in [(0, now.0), (1, now.0 + 1), (99, now.0 + 2)] {
+            let area = CtrlArea {
+                seq,
+                ..CtrlArea::default()
+            };
+            out.push(ShimControl {
+                flow: FlowId(f),
+                word: 1000,
+                area,
+            });
+        }
+        let after = now.0 + self.every;
+        self.next = (now.0 < self.last && after <= self.last).then_some(after);
+    }
+    fn on_control(&mut self, pkt: &Packet, area: &CtrlArea, now: Time) {
+        self.log
+            .borrow_mut()
+            .back
+            .push((area.seq, pkt.ts.0, now.0, pkt.word, *area));
+        if area.seq == self.last {
+            self.next = Some(now.0 + Time::from_us(3).0);
+        }
+    }
+}
+
+/// Stamps the link it sits on into the next hop record of control packets on their way out,
+/// and lowers their header word to at most 500 (as an explicit-rate router would).
+struct LinkStamp;
+
+impl PortAgent for LinkStamp {
+    fn on_dequeue(&mut self, id: PacketId, pool: &mut PacketPool, port: &PortView) {
+        if pool.get(id).kind != PacketKind::Control || pool.ctrl(id).reflected {
+            return;
+        }
+        let p = pool.get_mut(id);
+        p.word = p.word.min(500);
+        let a = pool.ctrl_mut(id);
+        let i = a.next as usize;
+        a.hops[i].round = port.link.0 as u64;
+        a.hops[i].flags = 1;
+        a.next += 1;
+        a.len = a.next;
+    }
+}
+
+#[test]
+fn a_host_shim_sends_its_own_control_packets_on_its_timer() {
+    // A shim on host 0 ticks every 20 µs from 0 to 200 µs; host 0's flow 0 starts at 25 µs,
+    // host 1's flow 1 at 0. The engine calls the shim at exactly the times it asks for (0, 20,
+    // …, 200 µs) and sends what it lists only for a started flow of its own host: the packets
+    // of ticks 0 and 20 µs (flow 0 not started), every packet on flow 1 (host 1's) and on flow
+    // 99 (none) are skipped, so ticks 40…200 µs send one packet each on flow 0. Each crosses
+    // the bottleneck (link 0, whose agent stamps it), is reflected by the receiver and comes
+    // back to the shim — never to flow 0's congestion control, which logs any control packet
+    // it gets — with its area intact and marked as the shim's, its word lowered from 1000 to
+    // the agent's 500, one RTT later (a few µs; the
+    // run goes on to 400 µs). The engine asks the shim for its timer again after a packet
+    // comes back: the return of tick 200 µs asks for one more tick 3 µs later, and it comes.
+    let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(128 * 1024));
+    let topo = dumbbell(2, link, link).unwrap();
+    let us = |t: u64| Time::from_us(t).0;
+    let flows = vec![
+        FlowSpec::new(NodeId(0), NodeId(2), Bytes(50_000_000), Time::from_us(25)),
+        FlowSpec::new(NodeId(1), NodeId(3), Bytes(50_000_000), Time::ZERO),
+    ];
+    let mut sim = PacketSim::from_config(&topo, &flows, PacketConfig::default()).unwrap();
+    let cc_got = Rc::new(RefCell::new(Vec::new()));
+    for f in 0..2 {
+        let cc = Pinger {
+            cwnd: 20 * 1000,
+            every: 0,
+            next: 0,
+            rtts: cc_got.clone(),
+        };
+        sim.set_congestion_control(FlowId(f), Box::new(cc)).unwrap();
+    }
+    let log = Rc::new(RefCell::new(ShimLog::default()));
+    let shim = TickShim {
+        every: us(20),
+        last: us(200),
+        next: Some(0),
+        log: log.clone(),
+    };
+    sim.set_host_shim(NodeId(0), Box::new(shim)).unwrap();
+    sim.set_port_agent(LinkId(0), Box::new(LinkStamp)).unwrap();
+    sim.run_until(Time::from_us(400)).unwrap();
+
+    let log = log.borrow();
+    assert!(cc_got.borrow().is_empty(), "no shim packet reached a cc");
+    let (last_seq, _, last_back, _, _) = *log.back.iter().find(|b| b.0 == us(200)).unwrap();
+    let echo = last_back + us(3);
+    let mut want_ticks: Vec<u64> = (0..=10).map(|k| us(20 * k)).collect();
+    want_ticks.push(echo);
+    assert_eq!(log.ticks, want_ticks);
+    assert_eq!(last_seq, us(200));
+    let mut want_back: Vec<u64> = (2..=10).map(|k| us(20 * k)).collect();
+    want_back.push(echo);
+    let seqs: Vec<u64> = log.back.iter().map(|b| b.0).collect();
+    assert_eq!(seqs, want_back, "one packet per tick once flow 0 started");
+    for &(seq, sent, back, word, area) in &log.back {
+        assert_eq!(word, 500, "the word as the bottleneck's agent left it");
+        assert_eq!(sent, seq, "sent at its tick");
+        // Three links each way of 1 µs: at least 6 µs; an almost empty network: under 20 µs.
+        assert!(
+            back - sent >= us(6) && back - sent < us(20),
+            "RTT {}",
+            back - sent
+        );
+        assert!(area.reflected && area.shim && !area.fin);
+        assert_eq!(area.len, 1, "stamped once, at the bottleneck");
+        assert_eq!((area.hops[0].round, area.hops[0].flags), (0, 1));
+    }
 }

@@ -1,5 +1,5 @@
 //! The packet engine's events, as [`crate::engine::queue::EventQueue`] entries: each packs into
-//! one word (a 3-bit tag and a 32-bit index).
+//! one word (a 4-bit tag and a 32-bit index).
 
 use crate::engine::queue::Packed;
 
@@ -30,13 +30,16 @@ pub enum Event {
     /// Flow `0`'s sender may want to send a control packet (checked against the time its
     /// congestion control asks for, as `Rto`).
     Control(u32),
+    /// Host `0`'s shim may want its timer ([`super::HostShim::on_timer`]; checked against the
+    /// time its shim asks for, as `Control`).
+    ShimTimer(u32),
 }
 
-const TAG_SHIFT: u32 = 61;
+const TAG_SHIFT: u32 = 60;
 const LOW: u64 = (1 << 32) - 1;
 
 impl Packed for Event {
-    /// Tag in the top 3 bits, the index in the low 32 bits.
+    /// Tag in the top 4 bits, the index in the low 32 bits.
     #[inline(always)]
     fn pack(self) -> u64 {
         let (tag, lo) = match self {
@@ -48,6 +51,7 @@ impl Packed for Event {
             Event::DelAck(f) => (5, f),
             Event::Weight(i) => (6, i),
             Event::Control(f) => (7, f),
+            Event::ShimTimer(h) => (8, h),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -63,7 +67,8 @@ impl Packed for Event {
             4 => Event::Rto(lo),
             5 => Event::DelAck(lo),
             6 => Event::Weight(lo),
-            _ => Event::Control(lo),
+            7 => Event::Control(lo),
+            _ => Event::ShimTimer(lo),
         }
     }
 }
@@ -84,6 +89,8 @@ mod tests {
             Event::DelAck(7),
             Event::Weight(u32::MAX),
             Event::Control(u32::MAX),
+            Event::ShimTimer(u32::MAX),
+            Event::ShimTimer(0),
         ] {
             assert_eq!(Event::unpack(ev.pack()), ev);
         }

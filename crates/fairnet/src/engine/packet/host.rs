@@ -13,7 +13,7 @@
 //! backlogged. So a pull costs the flows that may send, not every flow of the host (on the
 //! s-PERC WAN runs, 100 paced flows per host, scanning them all was 55% of the time).
 
-use super::pkt::Packet;
+use super::pkt::{CtrlArea, Packet};
 use crate::ids::FlowId;
 use crate::units::Time;
 use crate::workload::FlowSpec;
@@ -24,7 +24,19 @@ use std::collections::{BinaryHeap, VecDeque};
 ///
 /// Default: no shim (nothing is called). Used by: WVCC and AC/DC (rewrite the receive window
 /// of ACKs on the way in or out, to impose a congestion window on an unmodified guest
-/// transport); eBA (per-VM rate limiting via [`HostShim::earliest_send`]).
+/// transport); eBA (per-VM rate limiting via [`HostShim::earliest_send`], and its own control
+/// packets via [`HostShim::on_timer`] and [`HostShim::on_control`]).
+///
+/// **Shim timer and shim control packets.** A shim may originate control packets, as a
+/// congestion control does ([`super::cc::CongestionControl::make_control`]): the engine asks
+/// [`HostShim::next_timer`] after installing the shim and after each call of
+/// [`HostShim::on_flow_start`], [`HostShim::on_weight`], [`HostShim::on_timer`] and
+/// [`HostShim::on_control`] (a timer that moves in any other hook is seen at the next of
+/// those), and calls [`HostShim::on_timer`] once that time has come. Each [`ShimControl`] the
+/// shim lists there is sent as a control packet of the engine's control size
+/// ([`super::config::ControlConfig`]) from this host on `flow`'s data path, processed by the
+/// port agents as any control packet, reflected by the receiver, and handed back to
+/// [`HostShim::on_control`] (never to the flow's congestion control).
 pub trait HostShim {
     /// A packet leaves this host (data from a sender, or an ACK from a receiver), just before
     /// it enters the NIC queue.
@@ -44,6 +56,29 @@ pub trait HostShim {
     /// The weight of a flow sent from this host changed ([`super::PacketSim::set_weight`]).
     /// Default: nothing.
     fn on_weight(&mut self, _flow: FlowId, _weight: f64) {}
+    /// When this shim next wants [`HostShim::on_timer`] called (`None`: not now). Default:
+    /// never, so a shim without a timer costs no event.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+    /// The time [`HostShim::next_timer`] asked for has come: the shim pushes onto `out` the
+    /// control packets to send now. Default: nothing.
+    fn on_timer(&mut self, _now: Time, _out: &mut Vec<ShimControl>) {}
+    /// A control packet this shim sent came back, reflected by the receiver, with its control
+    /// area as the port agents left it. Default: nothing.
+    fn on_control(&mut self, _pkt: &Packet, _area: &CtrlArea, _now: Time) {}
+}
+
+/// A control packet a host shim asks to send ([`HostShim::on_timer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShimControl {
+    /// The flow whose data path it takes: a flow sent from this host that has started and not
+    /// finished (others are skipped: they have no path to take).
+    pub flow: FlowId,
+    /// Its header word ([`Packet::word`]), which port agents may rewrite on the way.
+    pub word: u32,
+    /// Its control area; the engine sets `shim`, clears `reflected` and keeps the rest.
+    pub area: CtrlArea,
 }
 
 /// One host (engine-internal).
@@ -58,6 +93,8 @@ pub(crate) struct Host {
     /// Time of the pending `HostWake` event (`u64::MAX`: none).
     pub wake_at: u64,
     pub shim: Option<Box<dyn HostShim>>,
+    /// Time of the pending `ShimTimer` event (`u64::MAX`: none).
+    pub shim_timer_at: u64,
     /// [`super::config::HostNic::Queue`]: data packets handed over by the flows, waiting for
     /// the NIC (FIFO), and their wire bytes.
     pub fifo: VecDeque<super::pkt::PacketId>,

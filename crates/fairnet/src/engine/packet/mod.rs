@@ -34,7 +34,7 @@ pub use config::{
     ControlConfig, EngineConfig, HostNic, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
     SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
 };
-pub use host::HostShim;
+pub use host::{HostShim, ShimControl};
 pub use pkt::{
     CtrlArea, CtrlHop, Ecn, IntHop, Packet, PacketKind, SackBlock, MAX_CTRL_HOPS, MAX_INT_HOPS,
     MAX_SACK_BLOCKS,

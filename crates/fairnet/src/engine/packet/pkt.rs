@@ -63,6 +63,10 @@ pub struct CtrlArea {
     /// The packet is on its way back from the receiver (agents leave it alone at dequeue; with
     /// two-way updates the engine hands it to [`super::port::PortAgent::on_reverse`]).
     pub reflected: bool,
+    /// The packet was made by the sending host's shim ([`super::HostShim::on_timer`]): once
+    /// reflected, it goes back to that shim ([`super::HostShim::on_control`]), not to the
+    /// flow's congestion control. Set by the engine.
+    pub shim: bool,
     /// A period the sender reports to the links (s-PERC*'s `Tx_ctrl`, §7.1).
     pub period: Time,
     /// The sender's sequence number of this control packet (echoed back by the receiver).
@@ -351,6 +355,7 @@ impl PacketPool {
             len: 0,
             fin: false,
             reflected: false,
+            shim: false,
             period: Time::ZERO,
             seq: 0,
             hops: [CtrlHop {

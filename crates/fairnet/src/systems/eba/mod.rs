@@ -19,8 +19,10 @@
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
 //! Still to come (issue 23, in this order): the rest of LRC at packet level (Algorithm 2's host
-//! shim and sender/receiver daemons, the engine mechanism for a shim's control packets, the
-//! port agent's registration); the scenario surface; the paper's figures.
+//! shim and sender/receiver daemons, on the engine's shim timer and shim control packets —
+//! [`crate::engine::packet::HostShim::on_timer`], [`crate::engine::packet::ShimControl`],
+//! [`crate::engine::packet::HostShim::on_control`] — and the port agent's registration); the
+//! scenario surface; the paper's figures.
 //!
 //! **Choices the paper leaves open, and why:**
 //! - One guarantee `B` per VM for egress and ingress alike: §II-A gives each VM one "throughput

@@ -65,6 +65,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 sleeping: BinaryHeap::new(),
                 wake_at: u64::MAX,
                 shim: schemes.host_shim(h)?,
+                shim_timer_at: u64::MAX,
                 fifo: VecDeque::new(),
                 fifo_bytes: 0,
                 vtime: 0.0,
@@ -312,6 +313,12 @@ impl<S: SchemeSet> PacketSim<S> {
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
         }
+        for (h, host) in hosts.iter_mut().enumerate() {
+            if let Some(t) = host.shim.as_ref().and_then(|s| s.next_timer()) {
+                host.shim_timer_at = t.0;
+                events.push(t, Event::ShimTimer(h as u32));
+            }
+        }
         let switch_mem = if cfg.shared_buffer.is_some() {
             vec![SwitchMemory::default(); n_nodes]
         } else {
@@ -343,6 +350,7 @@ impl<S: SchemeSet> PacketSim<S> {
             }),
             weight_changes: Vec::new(),
             rev_link,
+            shim_out: Vec::new(),
         })
     }
 }

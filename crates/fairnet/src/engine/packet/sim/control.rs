@@ -1,4 +1,4 @@
-//! Control packets: sent when a congestion control asks, carried ahead of data at every port, reflected by the receiver, and handed back to the sender.
+//! Control packets: sent when a congestion control or a host shim asks, carried ahead of data at every port, reflected by the receiver, and handed back to whoever sent them.
 
 use super::*;
 
@@ -39,7 +39,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 let mut area = CtrlArea::default();
                 let unsent = fl.spec.size.0.saturating_sub(s.snd_nxt());
                 if s.cc.make_control(Time(now), unsent, &mut area) {
-                    self.send_control(now, f, &area);
+                    self.send_control(now, f, 0, &area);
                 }
             }
             _ => {}
@@ -47,9 +47,53 @@ impl<S: SchemeSet> PacketSim<S> {
         self.sync_ctrl(f);
     }
 
-    /// Sends a control packet of flow `f` with control area `area` from its source, on the
-    /// flow's data path.
-    pub(super) fn send_control(&mut self, now: u64, f: u32, area: &CtrlArea) {
+    /// Makes sure a `ShimTimer` event is pending no later than the time host `h`'s shim asks
+    /// for ([`HostShim::next_timer`]).
+    pub(super) fn sync_shim_timer(&mut self, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        let Some(at) = host.shim.as_ref().and_then(|s| s.next_timer()) else {
+            return;
+        };
+        let at = at.0.max(self.events.now().0);
+        arm_timer(
+            &mut self.events,
+            &mut host.shim_timer_at,
+            at,
+            Event::ShimTimer(h),
+        );
+    }
+
+    /// A `ShimTimer` event of host `h`: if its shim's time has come, sends the control packets
+    /// the shim lists ([`HostShim::on_timer`]) on their flows' data paths.
+    pub(super) fn on_shim_timer_event(&mut self, now: u64, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        if host.shim_timer_at != now {
+            return; // superseded by an earlier event
+        }
+        host.shim_timer_at = u64::MAX;
+        let Some(shim) = host.shim.as_mut() else {
+            return;
+        };
+        if shim.next_timer().is_some_and(|t| t.0 <= now) {
+            let mut out = std::mem::take(&mut self.shim_out);
+            shim.on_timer(Time(now), &mut out);
+            for mut c in out.drain(..) {
+                let fl = self.flows.get(c.flow.idx());
+                if !fl.is_some_and(|fl| fl.host == h && fl.started && !fl.finished) {
+                    continue; // not a live flow of this host: it has no data path to take
+                }
+                c.area.shim = true;
+                c.area.reflected = false;
+                self.send_control(now, c.flow.0, c.word, &c.area);
+            }
+            self.shim_out = out;
+        }
+        self.sync_shim_timer(h);
+    }
+
+    /// Sends a control packet of flow `f` with header word `word` and control area `area` from
+    /// its source, on the flow's data path.
+    pub(super) fn send_control(&mut self, now: u64, f: u32, word: u32, area: &CtrlArea) {
         let fl = &self.flows[f as usize];
         self.spray_ctr += 1;
         let pkt = Packet {
@@ -59,6 +103,7 @@ impl<S: SchemeSet> PacketSim<S> {
             dst: fl.spec.dst,
             wire: self.cfg.control.size.0 as u32,
             priority: 0,
+            word,
             ts: Time(now),
             route: fl.route_data,
             spray_key: self.spray_ctr,
@@ -79,7 +124,7 @@ impl<S: SchemeSet> PacketSim<S> {
         let mut area = CtrlArea::default();
         if s.cc.make_fin(Time(now), &mut area) {
             area.fin = true;
-            self.send_control(now, f, &area);
+            self.send_control(now, f, 0, &area);
         }
     }
 
@@ -87,7 +132,8 @@ impl<S: SchemeSet> PacketSim<S> {
     /// (on the flow's ACK path; agents leave reflected packets alone at dequeue, and with
     /// [`EngineConfig::two_way_control`] that path is the reversed data path and each node
     /// hands the packet to [`PortAgent::on_reverse`], see `reverse_update`) and consumes a
-    /// FIN; the sender hands a reflected one to its congestion control.
+    /// FIN; the sender hands a reflected one to its host's shim if the shim made it, else to
+    /// the flow's congestion control.
     pub(super) fn on_control_arrival(
         &mut self,
         now: u64,
@@ -113,6 +159,15 @@ impl<S: SchemeSet> PacketSim<S> {
             p.spray_key = self.spray_ctr;
             self.c.sent += p.wire as u64;
             self.forward(now, id, node);
+            return;
+        }
+        if area.shim {
+            let h = self.flows[f as usize].host;
+            if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
+                shim.on_control(pkt, self.pool.ctrl(id), Time(now));
+            }
+            self.pool.release(id);
+            self.sync_shim_timer(h);
             return;
         }
         let fl = &mut self.flows[f as usize];

@@ -40,7 +40,7 @@ mod transport;
 use super::cc::{CcContext, CongestionControl};
 use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
 use super::event::{Event, EventQueue};
-use super::host::{Host, HostShim, SfqOrder};
+use super::host::{Host, HostShim, SfqOrder, ShimControl};
 use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
@@ -241,6 +241,8 @@ pub struct PacketSim<S: SchemeSet> {
     /// With [`EngineConfig::two_way_control`]: each link's reverse-direction link (`NO_LINK`:
     /// none); empty otherwise.
     rev_link: Vec<u32>,
+    /// Scratch list for [`HostShim::on_timer`] (kept to reuse its allocation).
+    shim_out: Vec<ShimControl>,
 }
 
 impl<S: SchemeSet> PacketSim<S> {
@@ -313,6 +315,7 @@ impl<S: SchemeSet> PacketSim<S> {
             }
         };
         self.hosts[h as usize].shim = Some(shim);
+        self.sync_shim_timer(h);
         Ok(())
     }
 
@@ -360,8 +363,10 @@ impl<S: SchemeSet> PacketSim<S> {
             s.cc.on_weight(weight);
         }
         let priority = f.spec.priority;
-        if let Some(shim) = self.hosts[f.host as usize].shim.as_mut() {
+        let host = f.host;
+        if let Some(shim) = self.hosts[host as usize].shim.as_mut() {
             shim.on_weight(flow, weight);
+            self.sync_shim_timer(host);
         }
         for p in &mut self.ports {
             p.qdisc.on_flow_weight(flow, priority, weight);

@@ -104,6 +104,8 @@ impl<S: SchemeSet> PacketSim<S> {
                 fl.started = true;
                 if let Some(shim) = self.hosts[fl.host as usize].shim.as_mut() {
                     shim.on_flow_start(FlowId(f), &fl.spec, Time(now));
+                    let h = fl.host;
+                    self.sync_shim_timer(h);
                 }
                 self.sync_ctrl(f);
                 self.activate(now, f);
@@ -116,6 +118,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     .expect("checked by schedule_weight");
             }
             Event::Control(f) => self.on_control_event(now, f),
+            Event::ShimTimer(h) => self.on_shim_timer_event(now, h),
         }
     }
 }
