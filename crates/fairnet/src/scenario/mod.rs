@@ -201,6 +201,10 @@ pub struct InlineFlow {
     /// by priority). Default 0.
     #[serde(default)]
     pub priority: u8,
+    /// Deadline relative to `start` (> 0), read by deadline-aware transports (`d2tcp`); a flow
+    /// without one has none (D2TCP then behaves as DCTCP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Time>,
 }
 
 fn one_f64() -> f64 {
@@ -483,6 +487,15 @@ impl Scenario {
                     spec.weight = f.weight;
                     spec.tag = f.tag;
                     spec.priority = f.priority;
+                    if let Some(d) = f.deadline {
+                        if d <= Time::ZERO {
+                            return Err(Error::invalid(
+                                format!("workload.flows[{i}].deadline"),
+                                "expected a positive duration, got 0",
+                            ));
+                        }
+                    }
+                    spec.deadline = f.deadline;
                     Ok(spec)
                 })
                 .collect(),

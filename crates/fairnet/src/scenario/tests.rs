@@ -549,6 +549,22 @@ fn inline_flows_and_weight_changes_parse_and_name_their_entry() {
 }
 
 #[test]
+fn inline_flow_deadlines_reach_the_flow_spec_and_zero_is_an_error() {
+    // A flow row's optional `deadline` (relative to its start) lands in `FlowSpec::deadline`;
+    // rows without one have none; a zero deadline is an error naming the entry.
+    let with = FIG17.replace("start = \"1us\" }", "start = \"1us\", deadline = \"5ms\" }");
+    let (_, flows) = from_toml(&with).unwrap().build(Path::new(".")).unwrap();
+    assert_eq!(flows[5].deadline, Some(Time::from_us(5000)));
+    assert!(flows[..5].iter().all(|f| f.deadline.is_none()));
+    let bad = FIG17.replace("start = \"1us\" }", "start = \"1us\", deadline = \"0s\" }");
+    let e = from_toml(&bad).unwrap().build(Path::new(".")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "workload.flows[5].deadline: expected a positive duration, got 0"
+    );
+}
+
+#[test]
 fn weight_changes_move_the_flow_engine_rates() {
     // Söze Fig. 17's topology on the flow engine: flow 0 (weight 1) gets 40 Gb/s while switch
     // 2's port holds flows 1–5 (flow 4 has weight 2: 100/6 per unit) ... after its weight goes
