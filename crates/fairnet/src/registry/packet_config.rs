@@ -90,6 +90,13 @@ pub enum TransportKind {
     /// per flow in flight, paces at the rate it returns; needs `port_agent = "sperc"`
     /// ([`PacketConfig::sperc`], [`PacketConfig::control`]).
     Sperc,
+    /// Reliable sender with D2TCP ([`crate::schemes::d2tcp::D2tcp`]): DCTCP whose cut is
+    /// gamma-corrected by each flow's deadline (`deadline` of the workload's flows); a flow
+    /// without a deadline behaves as DCTCP. Gain `tcp.dctcp_g`.
+    D2tcp,
+    /// Reliable sender with L2DCT ([`crate::schemes::l2dct::L2dct`]): DCTCP whose increase and
+    /// cut are weighted by the flow's attained service. Gain `tcp.dctcp_g`.
+    L2dct,
 }
 
 /// Parameters of the reliable transport and its congestion control.
