@@ -565,6 +565,27 @@ fn inline_flow_deadlines_reach_the_flow_spec_and_zero_is_an_error() {
 }
 
 #[test]
+fn poisson_deadline_mean_gives_every_flow_a_deadline_and_keeps_the_flows() {
+    // `deadline_mean` draws an exponential deadline per flow (its own random stream): the
+    // same 300 flows as without it, each now with a positive deadline; a zero mean is an
+    // error naming the field.
+    let plain = from_toml(FLOW_SCENARIO).unwrap();
+    let (_, base) = plain.build(&cdf_dir()).unwrap();
+    let with = FLOW_SCENARIO.replace("flows = 300", "flows = 300\ndeadline_mean = \"20ms\"");
+    let (_, flows) = from_toml(&with).unwrap().build(&cdf_dir()).unwrap();
+    assert_eq!(flows.len(), base.len());
+    assert!(flows.iter().zip(&base).all(|(a, b)| {
+        a.deadline.is_some_and(|d| d > Time::ZERO) && (a.size, a.start) == (b.size, b.start)
+    }));
+    let bad = FLOW_SCENARIO.replace("flows = 300", "flows = 300\ndeadline_mean = \"0s\"");
+    let e = from_toml(&bad).unwrap().build(&cdf_dir()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "workload.deadline_mean: expected a positive duration, got 0"
+    );
+}
+
+#[test]
 fn weight_changes_move_the_flow_engine_rates() {
     // Söze Fig. 17's topology on the flow engine: flow 0 (weight 1) gets 40 Gb/s while switch
     // 2's port holds flows 1–5 (flow 4 has weight 2: 100/6 per unit) ... after its weight goes
