@@ -478,7 +478,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`, `rcp`, `timely`, `sperc`"
+             `pfabric`, `rcp`, `timely`, `sperc`, `d2tcp`, `l2dct`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();
