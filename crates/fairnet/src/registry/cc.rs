@@ -29,6 +29,10 @@ pub enum CcImpl {
     Timely(crate::schemes::timely::Timely),
     /// [`crate::systems::sperc::packet::SPercSender`].
     Sperc(crate::systems::sperc::packet::SPercSender),
+    /// [`crate::schemes::d2tcp::D2tcp`].
+    D2tcp(crate::schemes::d2tcp::D2tcp),
+    /// [`crate::schemes::l2dct::L2dct`].
+    L2dct(crate::schemes::l2dct::L2dct),
     /// Any other [`CongestionControl`].
     Custom(Box<dyn CongestionControl>),
 }
@@ -47,6 +51,8 @@ macro_rules! dispatch {
             CcImpl::Rcp($c) => $e,
             CcImpl::Timely($c) => $e,
             CcImpl::Sperc($c) => $e,
+            CcImpl::D2tcp($c) => $e,
+            CcImpl::L2dct($c) => $e,
             CcImpl::Custom($c) => $e,
         }
     };

@@ -25,6 +25,8 @@ pub mod shim;
 #[cfg(test)]
 mod tests_control;
 #[cfg(test)]
+mod tests_guests;
+#[cfg(test)]
 mod tests_packet;
 
 pub use agent::{AgentImpl, PortAgentConfig};
@@ -38,11 +40,13 @@ use crate::engine::packet::{CcContext, FlowPaths, PortInfo, SchemeSet, Transport
 use crate::error::Result;
 use crate::ids::{LinkId, NodeId};
 use crate::schemes::cubic::Cubic;
+use crate::schemes::d2tcp::D2tcp;
 use crate::schemes::dcqcn::Dcqcn;
 use crate::schemes::dctcp::{Dctcp, Reno};
 use crate::schemes::delay_aimd::DelayAimd;
 use crate::schemes::hpcc::Hpcc;
 use crate::schemes::int::IntStamp;
+use crate::schemes::l2dct::L2dct;
 use crate::schemes::pfabric::Pfabric;
 use crate::schemes::rcp::{Rcp, RcpAgent};
 use crate::schemes::timely::Timely;
@@ -163,6 +167,15 @@ impl SchemeSet for Builtin {
                 ))
             }
             TransportKind::Dctcp => CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g)),
+            TransportKind::D2tcp => CcImpl::D2tcp(D2tcp::new(
+                mss,
+                init_cwnd,
+                cfg.tcp.dctcp_g,
+                flow.size.0,
+                flow.deadline.map(|d| flow.start + d),
+                ctx.base_rtt,
+            )),
+            TransportKind::L2dct => CcImpl::L2dct(L2dct::new(mss, init_cwnd, cfg.tcp.dctcp_g)),
             TransportKind::Reno => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
             TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
             TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),

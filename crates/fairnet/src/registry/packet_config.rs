@@ -90,6 +90,13 @@ pub enum TransportKind {
     /// per flow in flight, paces at the rate it returns; needs `port_agent = "sperc"`
     /// ([`PacketConfig::sperc`], [`PacketConfig::control`]).
     Sperc,
+    /// Reliable sender with D2TCP ([`crate::schemes::d2tcp::D2tcp`]): DCTCP whose cut is
+    /// gamma-corrected by each flow's deadline (`deadline` of the workload's flows); a flow
+    /// without a deadline behaves as DCTCP. Gain `tcp.dctcp_g`.
+    D2tcp,
+    /// Reliable sender with L2DCT ([`crate::schemes::l2dct::L2dct`]): DCTCP whose increase and
+    /// cut are weighted by the flow's attained service. Gain `tcp.dctcp_g`.
+    L2dct,
 }
 
 /// Parameters of the reliable transport and its congestion control.
@@ -471,7 +478,7 @@ mod tests {
             s,
             "packet config (line 1, column 13): unknown variant `bbr`, expected one of \
              `dctcp`, `reno`, `reno_ecn`, `cubic`, `udp`, `soze`, `hpcc`, `delay_aimd`, `dcqcn`, \
-             `pfabric`, `rcp`, `timely`, `sperc`"
+             `pfabric`, `rcp`, `timely`, `sperc`, `d2tcp`, `l2dct`"
         );
         assert!(s.contains("unknown variant `bbr`"), "{s}");
         let c = PacketConfig::from_toml_str("transport = \"cubic\"").unwrap();

@@ -62,7 +62,8 @@ use crate::systems::sperc::RoundsSpec;
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};
 use crate::workload::{
-    all_to_all_flows, hpcc, incast_flows, permutation_flows, poisson_flows, FlowSpec, SizeCdf,
+    all_to_all_flows, exponential_deadlines, hpcc, incast_flows, permutation_flows, poisson_flows,
+    FlowSpec, SizeCdf,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -141,6 +142,11 @@ pub enum WorkloadSpec {
         load: Fraction,
         /// Number of flows.
         flows: usize,
+        /// If given, every flow gets a deadline (relative to its start) drawn from an
+        /// exponential distribution of this mean (L2DCT's guideline), for deadline-aware
+        /// transports (`d2tcp`). Default: no deadlines.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_mean: Option<Time>,
     },
     /// Every host sends `size` to a distinct host at time 0.
     Permutation {
@@ -201,6 +207,10 @@ pub struct InlineFlow {
     /// by priority). Default 0.
     #[serde(default)]
     pub priority: u8,
+    /// Deadline relative to `start` (> 0), read by deadline-aware transports (`d2tcp`); a flow
+    /// without one has none (D2TCP then behaves as DCTCP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Time>,
 }
 
 fn one_f64() -> f64 {
@@ -453,14 +463,24 @@ impl Scenario {
             .map_err(|e| prefix("topology", e))?;
         let hosts = topo.hosts().to_vec();
         let mut flows = match workload {
-            WorkloadSpec::Poisson { cdf, load, flows } => {
+            WorkloadSpec::Poisson {
+                cdf,
+                load,
+                flows,
+                deadline_mean,
+            } => {
                 let cdf = SizeCdf::from_file(&base_dir.join(cdf))
                     .map_err(|e| prefix("workload.cdf", e))?;
                 let host = *hosts
                     .first()
                     .ok_or_else(|| Error::invalid("topology", "has no hosts"))?;
                 let rate = topo.link(topo.out_links(host)[0]).capacity;
-                poisson_flows(&hosts, rate, load.0, &cdf, *flows, self.seed)
+                poisson_flows(&hosts, rate, load.0, &cdf, *flows, self.seed).and_then(|mut f| {
+                    if let Some(mean) = deadline_mean {
+                        exponential_deadlines(&mut f, *mean, self.seed)?;
+                    }
+                    Ok(f)
+                })
             }
             WorkloadSpec::Permutation { size } => permutation_flows(&hosts, *size, self.seed),
             WorkloadSpec::Incast {
@@ -483,6 +503,15 @@ impl Scenario {
                     spec.weight = f.weight;
                     spec.tag = f.tag;
                     spec.priority = f.priority;
+                    if let Some(d) = f.deadline {
+                        if d <= Time::ZERO {
+                            return Err(Error::invalid(
+                                format!("workload.flows[{i}].deadline"),
+                                "expected a positive duration, got 0",
+                            ));
+                        }
+                    }
+                    spec.deadline = f.deadline;
                     Ok(spec)
                 })
                 .collect(),

@@ -549,6 +549,43 @@ fn inline_flows_and_weight_changes_parse_and_name_their_entry() {
 }
 
 #[test]
+fn inline_flow_deadlines_reach_the_flow_spec_and_zero_is_an_error() {
+    // A flow row's optional `deadline` (relative to its start) lands in `FlowSpec::deadline`;
+    // rows without one have none; a zero deadline is an error naming the entry.
+    let with = FIG17.replace("start = \"1us\" }", "start = \"1us\", deadline = \"5ms\" }");
+    let (_, flows) = from_toml(&with).unwrap().build(Path::new(".")).unwrap();
+    assert_eq!(flows[5].deadline, Some(Time::from_us(5000)));
+    assert!(flows[..5].iter().all(|f| f.deadline.is_none()));
+    let bad = FIG17.replace("start = \"1us\" }", "start = \"1us\", deadline = \"0s\" }");
+    let e = from_toml(&bad).unwrap().build(Path::new(".")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "workload.flows[5].deadline: expected a positive duration, got 0"
+    );
+}
+
+#[test]
+fn poisson_deadline_mean_gives_every_flow_a_deadline_and_keeps_the_flows() {
+    // `deadline_mean` draws an exponential deadline per flow (its own random stream): the
+    // same 300 flows as without it, each now with a positive deadline; a zero mean is an
+    // error naming the field.
+    let plain = from_toml(FLOW_SCENARIO).unwrap();
+    let (_, base) = plain.build(&cdf_dir()).unwrap();
+    let with = FLOW_SCENARIO.replace("flows = 300", "flows = 300\ndeadline_mean = \"20ms\"");
+    let (_, flows) = from_toml(&with).unwrap().build(&cdf_dir()).unwrap();
+    assert_eq!(flows.len(), base.len());
+    assert!(flows.iter().zip(&base).all(|(a, b)| {
+        a.deadline.is_some_and(|d| d > Time::ZERO) && (a.size, a.start) == (b.size, b.start)
+    }));
+    let bad = FLOW_SCENARIO.replace("flows = 300", "flows = 300\ndeadline_mean = \"0s\"");
+    let e = from_toml(&bad).unwrap().build(&cdf_dir()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "workload.deadline_mean: expected a positive duration, got 0"
+    );
+}
+
+#[test]
 fn weight_changes_move_the_flow_engine_rates() {
     // Söze Fig. 17's topology on the flow engine: flow 0 (weight 1) gets 40 Gb/s while switch
     // 2's port holds flows 1–5 (flow 4 has weight 2: 100/6 per unit) ... after its weight goes

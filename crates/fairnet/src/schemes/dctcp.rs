@@ -72,12 +72,34 @@ impl AimdWindow {
     #[inline]
     pub fn on_ack_ecn(&mut self, a: &AckInfo<'_>, ece: bool, factor: f64) {
         if ece {
-            if a.cum_ack >= self.cwr_end {
-                self.reduce_to((self.cwnd as f64 * factor) as u64);
-                self.cwr_end = a.snd_nxt;
-            }
+            self.cut_once_per_window(a, factor);
         } else if !a.in_recovery && a.acked > 0 {
             self.grow(a.acked);
+        }
+    }
+
+    /// As [`AimdWindow::on_ack_ecn`], but congestion avoidance adds `k` MSS per window of
+    /// acknowledged bytes instead of one (L2DCT's weighted increase); slow start unchanged.
+    #[inline]
+    pub fn on_ack_ecn_scaled(&mut self, a: &AckInfo<'_>, ece: bool, factor: f64, k: f64) {
+        if ece {
+            self.cut_once_per_window(a, factor);
+        } else if !a.in_recovery && a.acked > 0 {
+            if self.cwnd < self.ssthresh {
+                self.grow(a.acked);
+            } else {
+                // `acked·k` bytes of credit: one MSS per `cwnd/k` acknowledged bytes.
+                self.grow((a.acked as f64 * k).round() as u64);
+            }
+        }
+    }
+
+    /// Multiplies the window by `factor` unless a cut already happened in this window of data.
+    #[inline]
+    fn cut_once_per_window(&mut self, a: &AckInfo<'_>, factor: f64) {
+        if a.cum_ack >= self.cwr_end {
+            self.reduce_to((self.cwnd as f64 * factor) as u64);
+            self.cwr_end = a.snd_nxt;
         }
     }
 
@@ -115,6 +137,56 @@ pub const DCTCP_G: f64 = 1.0 / 16.0;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dctcp {
     w: AimdWindow,
+    est: AlphaEstimator,
+}
+
+impl Dctcp {
+    /// DCTCP with gain `g`, MSS `mss` bytes and an initial window of `init_cwnd` bytes.
+    pub fn new(mss: u64, init_cwnd: u64, g: f64) -> Dctcp {
+        Dctcp {
+            w: AimdWindow::new(mss, init_cwnd),
+            est: AlphaEstimator::new(mss, g),
+        }
+    }
+
+    /// The current estimate `α`.
+    pub fn alpha(&self) -> f64 {
+        self.est.alpha()
+    }
+
+    /// The window state.
+    pub fn window(&self) -> &AimdWindow {
+        &self.w
+    }
+}
+
+impl CongestionControl for Dctcp {
+    #[inline]
+    fn on_ack(&mut self, a: &AckInfo<'_>) {
+        let alpha = self.est.on_ack(a);
+        // §3.1 eq. (2), once per window of data.
+        self.w.on_ack_ecn(a, a.ece, 1.0 - alpha / 2.0);
+    }
+    fn on_loss(&mut self, _now: Time, in_flight: u64) {
+        self.w.on_loss(in_flight);
+    }
+    fn on_timeout(&mut self, _now: Time, in_flight: u64) {
+        self.w.on_timeout(in_flight);
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        self.w.cwnd()
+    }
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+}
+
+/// DCTCP's estimate `α` of the fraction of marked bytes (§3.1 eq. 1), shared by the
+/// transports built on it (DCTCP, D2TCP, L2DCT): updated once per window of data,
+/// `α ← (1 − g)·α + g·F`. Starts at 1; a duplicate ACK counts as one MSS (see [`Dctcp`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaEstimator {
     mss: u64,
     g: f64,
     alpha: f64,
@@ -125,11 +197,10 @@ pub struct Dctcp {
     win_marked: u64,
 }
 
-impl Dctcp {
-    /// DCTCP with gain `g`, MSS `mss` bytes and an initial window of `init_cwnd` bytes.
-    pub fn new(mss: u64, init_cwnd: u64, g: f64) -> Dctcp {
-        Dctcp {
-            w: AimdWindow::new(mss, init_cwnd),
+impl AlphaEstimator {
+    /// `α = 1`, gain `g`, MSS `mss` bytes.
+    pub fn new(mss: u64, g: f64) -> AlphaEstimator {
+        AlphaEstimator {
             mss,
             g,
             alpha: 1.0,
@@ -145,15 +216,9 @@ impl Dctcp {
         self.alpha
     }
 
-    /// The window state.
-    pub fn window(&self) -> &AimdWindow {
-        &self.w
-    }
-}
-
-impl CongestionControl for Dctcp {
+    /// Counts one ACK; returns `α` after it (updated if the ACK closed a window of data).
     #[inline]
-    fn on_ack(&mut self, a: &AckInfo<'_>) {
+    pub fn on_ack(&mut self, a: &AckInfo<'_>) -> f64 {
         if !self.started {
             self.started = true;
             self.win_end = a.snd_nxt;
@@ -171,21 +236,7 @@ impl CongestionControl for Dctcp {
             self.win_marked = 0;
             self.win_end = a.snd_nxt;
         }
-        // §3.1 eq. (2), once per window of data.
-        self.w.on_ack_ecn(a, a.ece, 1.0 - self.alpha / 2.0);
-    }
-    fn on_loss(&mut self, _now: Time, in_flight: u64) {
-        self.w.on_loss(in_flight);
-    }
-    fn on_timeout(&mut self, _now: Time, in_flight: u64) {
-        self.w.on_timeout(in_flight);
-    }
-    #[inline]
-    fn cwnd(&self) -> u64 {
-        self.w.cwnd()
-    }
-    fn ecn_capable(&self) -> bool {
-        true
+        self.alpha
     }
 }
 

@@ -6,11 +6,13 @@
 //! [`crate::engine::packet::PortAgent`]) or, for a baseline's analytical model, the model
 //! engine's ([`crate::engine::model`]); the registry (`crate::registry`) maps scenario names
 //! to them. A scheme may use another's parts (pFabric and the delay AIMD reuse DCTCP's
-//! [`dctcp::AimdWindow`]); none imports `crate::systems` or the registry.
+//! [`dctcp::AimdWindow`], D2TCP and L2DCT its [`dctcp::AlphaEstimator`] too); none imports `crate::systems` or the registry.
 //!
 //! | file | scheme | kind |
 //! | --- | --- | --- |
 //! | [`dctcp`] | DCTCP (SIGCOMM 2010), NewReno (RFC 5681/6582) with or without ECN (RFC 3168) | congestion control |
+//! | [`d2tcp`] | D2TCP (SIGCOMM 2012): deadline-aware DCTCP | congestion control |
+//! | [`l2dct`] | L2DCT (INFOCOM 2013): least-attained-service DCTCP | congestion control |
 //! | [`cubic`] | CUBIC (RFC 9438) | congestion control |
 //! | [`hpcc`] | HPCC (SIGCOMM 2019) | congestion control |
 //! | [`dcqcn`] | DCQCN (SIGCOMM 2015) | congestion control |
@@ -30,6 +32,7 @@
 pub mod acdc;
 pub mod chiu_jain;
 pub mod cubic;
+pub mod d2tcp;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod dctcp_fluid;
@@ -37,6 +40,7 @@ pub mod delay_aimd;
 pub mod fifo;
 pub mod hpcc;
 pub mod int;
+pub mod l2dct;
 pub mod las;
 pub mod pfabric;
 pub mod rcp;

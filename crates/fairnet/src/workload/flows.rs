@@ -24,10 +24,13 @@ pub struct FlowSpec {
     pub priority: u8,
     /// Free-form group number (job, coflow, tenant), copied to the records.
     pub tag: u32,
+    /// Deadline relative to `start` (the flow should finish by `start + deadline`), for
+    /// deadline-aware transports (D2TCP); `None` for a flow without one.
+    pub deadline: Option<Time>,
 }
 
 impl FlowSpec {
-    /// A flow of weight 1, priority 0, tag 0.
+    /// A flow of weight 1, priority 0, tag 0, no deadline.
     pub fn new(src: NodeId, dst: NodeId, size: Bytes, start: Time) -> FlowSpec {
         FlowSpec {
             src,
@@ -37,6 +40,7 @@ impl FlowSpec {
             weight: 1.0,
             priority: 0,
             tag: 0,
+            deadline: None,
         }
     }
 }

@@ -45,6 +45,28 @@ pub fn poisson_flows(
         .collect())
 }
 
+/// Gives every flow a deadline (relative to its start) drawn independently from an exponential
+/// distribution of mean `mean`, as L2DCT's evaluation (and D2TCP's, after D3) draws deadlines
+/// for deadline-sensitive traffic. The draws use their own random stream (derived from `seed`),
+/// so the flows' sizes, starts and hosts are those of the same workload without deadlines. A
+/// draw that rounds to zero becomes 1 ps (a deadline must be positive).
+pub fn exponential_deadlines(flows: &mut [FlowSpec], mean: Time, seed: u64) -> Result<()> {
+    if mean == Time::ZERO {
+        return Err(Error::invalid(
+            "deadline_mean",
+            "expected a positive duration, got 0",
+        ));
+    }
+    // A stream apart from the one that drew the flows (any fixed odd constant will do).
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15);
+    for f in flows {
+        // Exponential by inversion; 1 - u is in (0, 1].
+        let d = -(1.0 - rng.gen::<f64>()).ln() * mean.as_secs_f64();
+        f.deadline = Some(Time::from_secs_f64(d).max(Time(1)));
+    }
+    Ok(())
+}
+
 /// Every host sends one flow of `size` to a distinct host (a random derangement), all at time 0.
 pub fn permutation_flows(hosts: &[NodeId], size: Bytes, seed: u64) -> Result<Vec<FlowSpec>> {
     if hosts.len() < 2 {
@@ -127,6 +149,41 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("expected a fraction in (0, 1], got 1.4"));
+    }
+
+    #[test]
+    fn exponential_deadlines_have_the_mean_and_leave_the_flows_alone() {
+        // 20,000 draws of an exponential of mean 20 ms: its standard deviation is the mean, so
+        // the sample mean is within 3 standard errors (3/√20000 ≈ 2.1%) of 20 ms but for a
+        // 0.3% chance; seed 5 fixed. The fraction beyond the mean is e⁻¹ ≈ 0.368 (binomial
+        // standard error 0.34%: within 0.015). Sizes, starts and hosts are those drawn without
+        // deadlines; a zero mean is an error naming the field.
+        let cdf = SizeCdf::parse("1000000 0\n1000000 100\n", "fixed").unwrap();
+        let plain = poisson_flows(&hosts(16), Rate::gbps(10), 0.5, &cdf, 20_000, 5).unwrap();
+        let mut f = plain.clone();
+        let mean = Time::from_ms(20);
+        exponential_deadlines(&mut f, mean, 5).unwrap();
+        let d: Vec<f64> = f
+            .iter()
+            .map(|x| x.deadline.unwrap().as_secs_f64())
+            .collect();
+        let m = d.iter().sum::<f64>() / d.len() as f64;
+        assert!(
+            (m / 0.02 - 1.0).abs() < 3.0 / (20_000f64).sqrt(),
+            "mean {m}"
+        );
+        let beyond = d.iter().filter(|&&x| x > 0.02).count() as f64 / d.len() as f64;
+        assert!((beyond - (-1f64).exp()).abs() < 0.015, "{beyond}");
+        assert!(f
+            .iter()
+            .zip(&plain)
+            .all(|(a, b)| { (a.src, a.dst, a.size, a.start) == (b.src, b.dst, b.size, b.start) }));
+        assert_eq!(
+            exponential_deadlines(&mut f, Time::ZERO, 5)
+                .unwrap_err()
+                .to_string(),
+            "deadline_mean: expected a positive duration, got 0"
+        );
     }
 
     #[test]

@@ -13,7 +13,9 @@ pub mod hpcc;
 pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
-pub use generators::{all_to_all_flows, incast_flows, permutation_flows, poisson_flows};
+pub use generators::{
+    all_to_all_flows, exponential_deadlines, incast_flows, permutation_flows, poisson_flows,
+};
 
 use crate::alloc::ProblemInput;
 use crate::error::{Error, Result};

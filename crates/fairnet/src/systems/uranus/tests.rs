@@ -152,6 +152,17 @@ fn three_wvcc_flows_over_dctcp_guests_settle_at_their_weighted_shares() {
 }
 
 #[test]
+fn three_wvcc_flows_over_d2tcp_and_l2dct_guests_settle_at_their_weighted_shares() {
+    // Issue 21's D2TCP and L2DCT guests: ECN-capable like DCTCP, so the shim consumes the
+    // echoes and cwnd* alone limits them (D2TCP's deadline and L2DCT's weight only shape
+    // cuts the guest never makes). Expected as for DCTCP guests: within 10% of the oracle.
+    for guest in [TransportKind::D2tcp, TransportKind::L2dct] {
+        let (got, want) = wvcc_shares(&[0.25, 0.5, 0.75], &[10, 10, 10], guest);
+        assert_shares(&got, &want, 0.10, &format!("{guest:?} guests"));
+    }
+}
+
+#[test]
 fn wvcc_weights_below_one_and_above_one_give_the_same_shares() {
     // Only the weights' ratios matter to the oracle; in Eq. (8) the steady window is
     // 2·w/(α·p), also proportional to w. Weights 0.1, 0.2 and 2, 4 both give 1/3, 2/3. The
