@@ -1,9 +1,10 @@
 //! Helpers shared by the systems' packet-level tests (compiled for tests only).
 
 use crate::alloc::{waterfill, Problem};
+use crate::engine::packet::cc::AckInfo;
 use crate::engine::packet::PacketResults;
 use crate::topo::{Routing, Topology};
-use crate::units::Bytes;
+use crate::units::{Bytes, Time};
 use crate::workload::{routed_problem, FlowSpec};
 
 /// The oracle's weighted max-min rates (bit/s) of `flows` on `topo`, each flow on the path
@@ -30,4 +31,23 @@ pub(crate) fn wire_throughput(
         .zip(&b.flows)
         .map(|(x, y)| (y.delivered - x.delivered) as f64 * 8.0 * wire / dt)
         .collect()
+}
+
+/// An ACK as a sender's congestion control sees it: `acked` new bytes, cumulative ACK `cum`,
+/// next sequence `snd_nxt`, echoing CE if `ece`; no RTT sample, no INT, not in recovery (the
+/// window laws' unit tests, DCTCP and L2DCT).
+pub(crate) fn ecn_ack(acked: u64, cum: u64, snd_nxt: u64, ece: bool) -> AckInfo<'static> {
+    AckInfo {
+        now: Time::ZERO,
+        acked,
+        cum_ack: cum,
+        snd_nxt,
+        in_flight: snd_nxt - cum,
+        ece,
+        max_qdelay: Time::ZERO,
+        int: &[],
+        rtt: None,
+        in_recovery: false,
+        word: 0,
+    }
 }

@@ -283,21 +283,7 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
 
-    fn ack(acked: u64, cum: u64, snd_nxt: u64, ece: bool) -> AckInfo<'static> {
-        AckInfo {
-            now: Time::ZERO,
-            acked,
-            cum_ack: cum,
-            snd_nxt,
-            in_flight: snd_nxt - cum,
-            ece,
-            max_qdelay: Time::ZERO,
-            int: &[],
-            rtt: None,
-            in_recovery: false,
-            word: 0,
-        }
-    }
+    use crate::test_support::ecn_ack as ack;
 
     #[test]
     fn slow_start_then_additive_increase() {

@@ -95,21 +95,7 @@ impl CongestionControl for L2dct {
 mod tests {
     use super::*;
 
-    fn ack(acked: u64, cum: u64, snd_nxt: u64, ece: bool) -> AckInfo<'static> {
-        AckInfo {
-            now: Time::ZERO,
-            acked,
-            cum_ack: cum,
-            snd_nxt,
-            in_flight: snd_nxt - cum,
-            ece,
-            max_qdelay: Time::ZERO,
-            int: &[],
-            rtt: None,
-            in_recovery: false,
-            word: 0,
-        }
-    }
+    use crate::test_support::ecn_ack as ack;
 
     #[test]
     fn weight_falls_linearly_from_w_max_to_w_min() {
