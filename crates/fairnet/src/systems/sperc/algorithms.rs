@@ -246,6 +246,27 @@ pub struct AggregateLink {
     pub max_e2: f64,
 }
 
+/// What a link's classification step did with a flow (Algorithm 3 lines 12–16, Algorithm 4
+/// lines 17–22, Algorithm 6 lines 24–30).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Classified {
+    /// A FIN: the flow left `NumB`.
+    Left,
+    /// Limited elsewhere: classified E, its allocation added to `SumE`.
+    E,
+    /// Bottlenecked here: stays B.
+    B,
+}
+
+/// The bottleneck rate of line 9 (Algorithm 3 line 7) with its numerator and denominator, which
+/// the classification compares against without dividing again.
+#[derive(Clone, Copy, Debug)]
+struct BottleneckRate {
+    num: f64,
+    den: f64,
+    b: f64,
+}
+
 impl AggregateLink {
     fn new(c: f64) -> AggregateLink {
         AggregateLink {
@@ -255,6 +276,67 @@ impl AggregateLink {
             max_e: 0.0,
             max_e2: 0.0,
         }
+    }
+
+    /// Algorithm 3 lines 3–6, Algorithm 4 lines 5–8: a flow classified E is first assumed
+    /// bottlenecked here. Returns whether it was E.
+    fn assume_bottlenecked_here(&mut self, s: &mut Class, x: f64) -> bool {
+        if *s != Class::E {
+            return false;
+        }
+        *s = Class::B;
+        self.sum_e -= x;
+        self.num_b += 1.0;
+        true
+    }
+
+    /// Algorithm 3 line 7, Algorithm 4 line 9: `b = (c − SumE) / NumB`.
+    fn bottleneck_rate(&self, div: &Divider) -> BottleneckRate {
+        let num = self.c - self.sum_e;
+        let den = self.num_b.max(1.0); // guard, see the module docs
+        BottleneckRate {
+            num,
+            den,
+            b: div.div(num, den),
+        }
+    }
+
+    /// Algorithm 3 lines 12–16, Algorithm 4 lines 17–22: a FIN leaves `NumB`; a flow whose
+    /// limit rate `e` is below the bottleneck rate is classified E with allocation `x` (ties
+    /// within [`TIE`]).
+    fn classify(
+        &mut self,
+        div: &Divider,
+        leaving: bool,
+        e: f64,
+        x: f64,
+        rate: BottleneckRate,
+        s: &mut Class,
+    ) -> Classified {
+        if leaving {
+            self.num_b -= 1.0;
+            Classified::Left
+        } else if div.less_than_quotient(e, rate.num, rate.den) {
+            *s = Class::E;
+            self.sum_e += x;
+            self.num_b -= 1.0;
+            Classified::E
+        } else {
+            Classified::B
+        }
+    }
+
+    /// s-PERC's `MaxE`, `MaxE'` after a flow was classified E with allocation `x` (Algorithm 4
+    /// lines 20–21).
+    fn record_e(&mut self, x: f64) {
+        self.max_e = self.max_e.max(x);
+        self.max_e2 = self.max_e2.max(x);
+    }
+
+    /// Algorithm 5 line 1 (Algorithm 7 line 1): `MaxE ← MaxE'`, `MaxE' ← 0`.
+    fn new_round(&mut self) {
+        self.max_e = self.max_e2;
+        self.max_e2 = 0.0;
     }
 }
 
@@ -280,29 +362,17 @@ impl LinkAlgorithm for NPerc {
     fn process(&self, link: &mut AggregateLink, u: Update, hops: &mut [NPercHop]) {
         let mut h = hops[u.hop];
         // Lines 3–6: assume the flow is not limited.
-        if h.s == Class::E {
-            h.s = Class::B;
-            link.sum_e -= h.x;
-            link.num_b += 1.0;
-        }
+        link.assume_bottlenecked_here(&mut h.s, h.x);
         // Line 7.
-        let num = link.c - link.sum_e;
-        let den = link.num_b.max(1.0); // guard, see the module docs
-        let b = self.div.div(num, den);
+        let rate = link.bottleneck_rate(&self.div);
         // Lines 8–10.
         let e = limit_rate(hops, u.hop, |h| h.b);
-        let x = b.min(e);
+        let x = rate.b.min(e);
         // Line 11.
-        h.b = b;
+        h.b = rate.b;
         h.x = x;
         // Lines 12–16.
-        if u.leaving {
-            link.num_b -= 1.0;
-        } else if self.div.less_than_quotient(e, num, den) {
-            h.s = Class::E;
-            link.sum_e += x;
-            link.num_b -= 1.0;
-        }
+        link.classify(&self.div, u.leaving, e, x, rate, &mut h.s);
         hops[u.hop] = h;
     }
 }
@@ -371,40 +441,27 @@ impl LinkAlgorithm for SPerc {
     fn process(&self, link: &mut AggregateLink, u: Update, hops: &mut [SPercHop]) {
         let mut h = hops[u.hop];
         // Lines 5–8.
-        if h.s == Class::E {
-            h.s = Class::B;
-            link.sum_e -= h.x;
-            link.num_b += 1.0;
-        }
+        link.assume_bottlenecked_here(&mut h.s, h.x);
         // Line 9.
-        let num = link.c - link.sum_e;
-        let den = link.num_b.max(1.0); // guard, see the module docs
-        let b = self.div.div(num, den);
+        let rate = link.bottleneck_rate(&self.div);
         // Lines 10–13.
         let e = limit_rate(hops, u.hop, propagated);
         // Lines 14–15.
-        let x = b.min(e);
-        h.b = b;
+        let x = rate.b.min(e);
+        h.b = rate.b;
         h.x = x;
         // Line 16 (ties: see `TIE`).
-        h.i = b < link.max_e * (1.0 - TIE);
+        h.i = rate.b < link.max_e * (1.0 - TIE);
         // Lines 17–22.
-        if u.leaving {
-            link.num_b -= 1.0;
-        } else if self.div.less_than_quotient(e, num, den) {
-            h.s = Class::E;
-            link.sum_e += x;
-            link.num_b -= 1.0;
-            link.max_e = link.max_e.max(x);
-            link.max_e2 = link.max_e2.max(x);
+        if link.classify(&self.div, u.leaving, e, x, rate, &mut h.s) == Classified::E {
+            link.record_e(x);
         }
         hops[u.hop] = h;
     }
 
     fn on_round(&self, link: &mut AggregateLink) {
         // Algorithm 5 line 1.
-        link.max_e = link.max_e2;
-        link.max_e2 = 0.0;
+        link.new_round();
     }
 }
 
@@ -474,15 +531,9 @@ impl LinkAlgorithm for SPercBasic {
         let mut h = hops[u.hop];
         let first_visit = h.p.is_infinite();
         // As Algorithm 4 lines 5–8: assume the flow is not limited elsewhere.
-        if h.s == Class::E {
-            h.s = Class::B;
-            link.sum_e -= h.x;
-            link.num_b += 1.0;
-        }
+        link.assume_bottlenecked_here(&mut h.s, h.x);
         // As line 9.
-        let num = link.c - link.sum_e;
-        let den = link.num_b.max(1.0); // guard, see the module docs
-        let b = self.div.div(num, den);
+        let rate = link.bottleneck_rate(&self.div);
         // The lowest rate the other links propagate; ∞ on the link's first visit (see above).
         let e = if first_visit {
             f64::INFINITY
@@ -490,25 +541,18 @@ impl LinkAlgorithm for SPercBasic {
             limit_rate(hops, u.hop, |h| h.p)
         };
         // As lines 14–15; the propagated rate uses MaxE before this update.
-        h.x = b.min(e);
-        h.p = link.max_e.max(b);
+        h.x = rate.b.min(e);
+        h.p = link.max_e.max(rate.b);
         // As lines 17–22.
-        if u.leaving {
-            link.num_b -= 1.0;
-        } else if self.div.less_than_quotient(e, num, den) {
-            h.s = Class::E;
-            link.sum_e += h.x;
-            link.num_b -= 1.0;
-            link.max_e = link.max_e.max(h.x);
-            link.max_e2 = link.max_e2.max(h.x);
+        if link.classify(&self.div, u.leaving, e, h.x, rate, &mut h.s) == Classified::E {
+            link.record_e(h.x);
         }
         hops[u.hop] = h;
     }
 
     fn on_round(&self, link: &mut AggregateLink) {
         // As Algorithm 5 line 1.
-        link.max_e = link.max_e2;
-        link.max_e2 = 0.0;
+        link.new_round();
     }
 }
 
@@ -561,14 +605,12 @@ impl LinkAlgorithm for SPercStar {
         let mut h = hops[u.hop];
         let seen = h.t == st.round;
         let link = &mut st.agg;
-        if h.s == Class::E {
-            // Lines 8–13.
-            h.s = Class::B;
-            link.sum_e -= h.x;
+        let x_before = h.x;
+        if link.assume_bottlenecked_here(&mut h.s, x_before) {
+            // Lines 8–13, the shadow counters.
             if seen {
-                st.sum_e2 -= h.x;
+                st.sum_e2 -= x_before;
             }
-            link.num_b += 1.0;
             // Line 13 reads "if t[l] = T then NumB' ← NumB' + 1"; we increment unconditionally
             // (see the module docs: with the condition, an E flow first seen in a round would
             // leave NumB' one short).
@@ -578,29 +620,24 @@ impl LinkAlgorithm for SPercStar {
             st.num_b2 += 1.0;
         }
         // Line 16.
-        let num = link.c - link.sum_e;
-        let den = link.num_b.max(1.0); // guard, see the module docs
-        let b = self.div.div(num, den);
+        let rate = link.bottleneck_rate(&self.div);
         // Lines 17–20.
         let e = limit_rate(hops, u.hop, propagated);
         // Lines 21–22.
-        let x = b.min(e);
-        h.b = b;
+        let x = rate.b.min(e);
+        h.b = rate.b;
         h.x = x;
         // Line 23 (ties: see `TIE`).
-        h.i = b < link.max_e * (1.0 - TIE);
-        // Lines 24–30.
-        if u.leaving {
-            link.num_b -= 1.0;
-            st.num_b2 -= 1.0;
-        } else if self.div.less_than_quotient(e, num, den) {
-            h.s = Class::E;
-            link.sum_e += x;
-            st.sum_e2 += x;
-            link.num_b -= 1.0;
-            st.num_b2 -= 1.0;
-            link.max_e = link.max_e.max(x);
-            link.max_e2 = link.max_e2.max(x);
+        h.i = rate.b < link.max_e * (1.0 - TIE);
+        // Lines 24–30, the shadow counters following the real ones.
+        match link.classify(&self.div, u.leaving, e, x, rate, &mut h.s) {
+            Classified::Left => st.num_b2 -= 1.0,
+            Classified::E => {
+                st.sum_e2 += x;
+                st.num_b2 -= 1.0;
+                link.record_e(x);
+            }
+            Classified::B => {}
         }
         // Line 31.
         h.t = st.round;
@@ -609,8 +646,7 @@ impl LinkAlgorithm for SPercStar {
 
     fn on_round(&self, st: &mut StarLink) {
         // Algorithm 7 lines 1–4.
-        st.agg.max_e = st.agg.max_e2;
-        st.agg.max_e2 = 0.0;
+        st.agg.new_round();
         st.agg.sum_e = st.sum_e2;
         st.sum_e2 = 0.0;
         st.agg.num_b = st.num_b2;
