@@ -46,7 +46,7 @@ fn main() {
         let (f, p) = (c.fluid, c.packet);
         println!(
             "{n:>5} {:>8.2} | {:>9.2} {:>9.2} | {:>9.2} {:>9.2} | {:>8.2} {:>8.2} | {:>7.4} {:>7.4}",
-            c.model.d * 1e6,
+            c.model.d[0] * 1e6,
             f.queue_mean,
             p.queue_mean,
             f.queue_amplitude,

@@ -67,9 +67,9 @@ pub const MODELS: &[ModelEntry] = &[
         equation: dctcp_fluid::EQUATION,
         params: dctcp_fluid::PARAMS,
         build: |p| {
-            Ok(System::Continuous(Box::new(dctcp_fluid::DctcpFluid::new(
-                p,
-            )?)))
+            Ok(System::Continuous(Box::new(
+                dctcp_fluid::EcnWindowFluid::dctcp(p)?,
+            )))
         },
     },
     ModelEntry {
@@ -85,7 +85,7 @@ pub const MODELS: &[ModelEntry] = &[
         equation: wvcc_model::WVCC_EQUATION,
         params: wvcc_model::PARAMS,
         build: |p| {
-            let m = wvcc_model::WeightedFluid::new(wvcc_model::FluidLaw::Wvcc, p)?;
+            let m = wvcc_model::weighted_fluid(wvcc_model::FluidLaw::Wvcc, p)?;
             Ok(System::Continuous(Box::new(m)))
         },
     },
@@ -95,7 +95,7 @@ pub const MODELS: &[ModelEntry] = &[
         equation: wvcc_model::ACDC_EQUATION,
         params: wvcc_model::PARAMS,
         build: |p| {
-            let m = wvcc_model::WeightedFluid::new(wvcc_model::FluidLaw::Acdc, p)?;
+            let m = wvcc_model::weighted_fluid(wvcc_model::FluidLaw::Acdc, p)?;
             Ok(System::Continuous(Box::new(m)))
         },
     },

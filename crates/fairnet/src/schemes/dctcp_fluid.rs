@@ -21,6 +21,9 @@
 //! - **Per-flow state.** The paper writes one `W` and one `α` for `N` synchronized flows; here
 //!   each flow has its own `Wᵢ`, `αᵢ` and the queue sees their sum. With equal initial states
 //!   this is exactly the paper's system (the flows stay equal); unequal ones show convergence.
+//!   The system ([`EcnWindowFluid`]) also takes a per-flow increase, cut scale and round trip,
+//!   so that the weighted laws built on DCTCP (Uranus's WVCC and AC/DC,
+//!   `systems::uranus::model`) are this model with other coefficients, not copies of it.
 //! - **Empty queue.** (3) is projected at `q = 0` (`dq/dt = 0` while the queue is empty and
 //!   `ΣW/R ≤ C`), as the queue cannot go negative; two undelayed switches, on `q` and on
 //!   `ΣW/R − C`, locate the instants it empties (where it is set to exactly 0) and starts to
@@ -38,7 +41,7 @@ use crate::engine::model::{
 };
 use crate::error::{Error, Result};
 
-/// The parameters of [`DctcpFluid`], with their defaults.
+/// The parameters of `dctcp_fluid` ([`EcnWindowFluid::dctcp`]), with their defaults.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "flows",
@@ -97,15 +100,23 @@ pub const PAPER: &str =
 pub const EQUATION: &str = "W' = 1/R - W·a/(2R)·p(t-R*), a' = g/R·(p(t-R*) - a), \
                             q' = N·W/R - C, p = 1{q > K}, R = d + q/C";
 
-/// The DCTCP fluid model of one bottleneck (see the module doc).
+/// The parameter `k`, a marking threshold in packets: non-negative and finite.
+pub fn marking_threshold(p: &Params) -> Result<f64> {
+    let k = p.get("k");
+    if !(k >= 0.0 && k.is_finite()) {
+        return Err(Error::invalid(
+            "engine.params.k",
+            format!("must be a non-negative number of packets, got {k}"),
+        ));
+    }
+    Ok(k)
+}
+
+/// The bottleneck every flow of an [`EcnWindowFluid`] shares.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DctcpFluid {
-    /// Flows `N`.
-    pub flows: usize,
+pub struct Bottleneck {
     /// Capacity, packets per second.
     pub c: f64,
-    /// Propagation round trip `d`, seconds.
-    pub d: f64,
     /// Marking threshold, packets.
     pub k: f64,
     /// EWMA gain.
@@ -114,76 +125,138 @@ pub struct DctcpFluid {
     pub packet: f64,
     /// Link id of the bottleneck in a compared run.
     pub link: u32,
-    /// Record per-flow outputs.
-    pub per_flow: bool,
 }
 
-/// Switch 0: marking, `q > K`, seen after `R*`.
-const MARK: usize = 0;
-/// Switch 1: the queue is not empty.
-const BUSY: usize = 1;
-/// Switch 2: the flows send faster than the link (the empty queue starts to fill).
-const FILLING: usize = 2;
+/// `N` window flows reacting to one bottleneck's ECN marks DCTCP's way, each with its own
+/// additive increase, cut scale and propagation round trip: DCTCP's (1)–(3) (increase 1, cut
+/// 1, one `d`) and its weighted descendants (Uranus's WVCC, Eq. 8: increase `wᵢ`; AC/DC,
+/// Eq. 17: cut `1 − βᵢ/2`; `systems::uranus::model`) are this one system:
+///
+/// ```text
+/// dWᵢ/dt = (increaseᵢ − Wᵢ·αᵢ·cutᵢ·p(t − Rᵢ*)/2) / Rᵢ(t),   Rᵢ(t) = dᵢ + q/C,   Rᵢ* = dᵢ + K/C
+/// dαᵢ/dt = g/Rᵢ(t) · (p(t − Rᵢ*) − αᵢ),   dq/dt = Σᵢ Wᵢ/Rᵢ(t) − C
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnWindowFluid {
+    /// Per flow: packets added per round trip.
+    pub increase: Vec<f64>,
+    /// Per flow: the scale of the `α/2` cut.
+    pub cut: Vec<f64>,
+    /// Per flow: propagation round trip `dᵢ`, seconds.
+    pub d: Vec<f64>,
+    /// The shared bottleneck.
+    pub link: Bottleneck,
+    /// Record the mean window and α (`W_mean`, `alpha_mean`).
+    pub means: bool,
+    /// Record every flow's window, α and rate.
+    pub per_flow: bool,
+    /// The distinct mark delays `dⱼ + K/C` (one delayed switch each) …
+    delays: Vec<f64>,
+    /// … and which of them each flow sees.
+    delay_of: Vec<usize>,
+}
 
-impl DctcpFluid {
-    /// Builds the model from parsed parameters; ranges are checked here.
-    pub fn new(p: &Params) -> Result<DctcpFluid> {
-        let flows = p.positive("flows")? as usize;
-        let packet = p.positive("packet")?;
-        let k = p.get("k");
-        if !(k >= 0.0 && k.is_finite()) {
-            return Err(Error::invalid(
-                "engine.params.k",
-                format!("must be a non-negative number of packets, got {k}"),
-            ));
+impl EcnWindowFluid {
+    /// The system of the given per-flow laws; outputs per flow, no means.
+    pub fn new(increase: Vec<f64>, cut: Vec<f64>, d: Vec<f64>, link: Bottleneck) -> Self {
+        let mut delays: Vec<f64> = Vec::new();
+        let mut delay_of = Vec::with_capacity(d.len());
+        for &di in &d {
+            let r = di + link.k / link.c;
+            let j = delays.iter().position(|&x| x == r).unwrap_or_else(|| {
+                delays.push(r);
+                delays.len() - 1
+            });
+            delay_of.push(j);
         }
-        let g = p.get("g");
-        if !(g > 0.0 && g <= 1.0) {
-            return Err(Error::invalid(
-                "engine.params.g",
-                format!("must be in (0, 1], got {g}"),
-            ));
+        EcnWindowFluid {
+            increase,
+            cut,
+            d,
+            link,
+            means: false,
+            per_flow: true,
+            delays,
+            delay_of,
         }
-        Ok(DctcpFluid {
-            flows,
-            c: p.positive("capacity")? / (8.0 * packet),
-            d: p.positive("rtt")?,
-            k,
-            g,
-            packet,
-            link: p.get("link") as u32,
-            per_flow: p.get("per_flow") != 0.0,
-        })
     }
 
-    /// `R* = d + K/C`, the delay of the marks.
-    pub fn delay(&self) -> f64 {
-        self.d + self.k / self.c
+    /// DCTCP's model (1)–(3) from parsed `dctcp_fluid` parameters; ranges are checked here.
+    pub fn dctcp(p: &Params) -> Result<EcnWindowFluid> {
+        let flows = p.positive("flows")? as usize;
+        let packet = p.positive("packet")?;
+        let link = Bottleneck {
+            c: p.positive("capacity")? / (8.0 * packet),
+            k: marking_threshold(p)?,
+            g: p.get("g"),
+            packet,
+            link: p.get("link") as u32,
+        };
+        if !(link.g > 0.0 && link.g <= 1.0) {
+            return Err(Error::invalid(
+                "engine.params.g",
+                format!("must be in (0, 1], got {}", link.g),
+            ));
+        }
+        let mut m = EcnWindowFluid::dctcp_flows(flows, p.positive("rtt")?, link);
+        m.per_flow = p.get("per_flow") != 0.0;
+        Ok(m)
+    }
+
+    /// DCTCP's model (1)–(3): `flows` flows of round trip `d`, recording the means and every
+    /// flow.
+    pub fn dctcp_flows(flows: usize, d: f64, link: Bottleneck) -> EcnWindowFluid {
+        let mut m = EcnWindowFluid::new(vec![1.0; flows], vec![1.0; flows], vec![d; flows], link);
+        m.means = true;
+        m
+    }
+
+    /// Number of flows.
+    pub fn flows(&self) -> usize {
+        self.increase.len()
+    }
+
+    /// `Rᵢ* = dᵢ + K/C`, the delay of flow `i`'s marks.
+    pub fn delay(&self, i: usize) -> f64 {
+        self.delays[self.delay_of[i]]
+    }
+
+    /// Flow `i`'s round trip at queue `q`: `Rᵢ = dᵢ + q/C`.
+    fn r(&self, i: usize, q: f64) -> f64 {
+        self.d[i] + q.max(0.0) / self.link.c
     }
 
     fn q(&self, y: &[f64]) -> f64 {
-        y[2 * self.flows]
+        y[2 * self.flows()]
     }
 
-    /// `Σ Wᵢ/R`, packets per second into the queue.
+    /// `Σ Wᵢ/Rᵢ`, packets per second into the queue.
     fn inflow(&self, y: &[f64]) -> f64 {
-        let r = self.d + self.q(y).max(0.0) / self.c;
-        y[..self.flows].iter().sum::<f64>() / r
+        let q = self.q(y);
+        (0..self.flows()).map(|i| y[i] / self.r(i, q)).sum()
+    }
+
+    /// Index of the switch "the queue is not empty" (after one mark switch per delay).
+    fn busy(&self) -> usize {
+        self.delays.len()
     }
 }
 
-impl Model for DctcpFluid {
+impl Model for EcnWindowFluid {
     fn state(&self) -> Vec<StateVar> {
+        let n = self.flows();
         vec![
-            StateVar::new("W", self.flows, "packets"),
-            StateVar::new("alpha", self.flows, "1"),
+            StateVar::new("W", n, "packets"),
+            StateVar::new("alpha", n, "1"),
             StateVar::new("q", 1, "packets"),
         ]
     }
 
+    /// `W = 10` packets (the packet engine's initial window), `α = 1` (as its DCTCP), `q = 0`.
     fn initial_state(&self) -> Vec<f64> {
-        let mut y = vec![10.0; self.flows];
-        y.extend(std::iter::repeat_n(1.0, self.flows));
+        let n = self.flows();
+        let mut y = vec![10.0; n];
+        y.extend(std::iter::repeat_n(1.0, n));
         y.push(0.0);
         y
     }
@@ -195,15 +268,17 @@ impl Model for DctcpFluid {
                 name: "queue_bytes".into(),
                 unit: "bytes",
                 series: Series::Queue {
-                    link: self.link,
-                    capacity_bps: self.c * 8.0 * self.packet,
+                    link: self.link.link,
+                    capacity_bps: self.link.c * 8.0 * self.link.packet,
                 },
             },
-            OutputSpec::plain("W_mean", "packets"),
-            OutputSpec::plain("alpha_mean", "1"),
         ];
+        if self.means {
+            out.push(OutputSpec::plain("W_mean", "packets"));
+            out.push(OutputSpec::plain("alpha_mean", "1"));
+        }
         if self.per_flow {
-            for i in 0..self.flows {
+            for i in 0..self.flows() {
                 out.push(OutputSpec::plain(format!("W[{i}]"), "packets"));
                 out.push(OutputSpec::plain(format!("alpha[{i}]"), "1"));
                 out.push(OutputSpec {
@@ -217,77 +292,90 @@ impl Model for DctcpFluid {
     }
 
     fn output(&self, _t: f64, y: &[f64], out: &mut [f64]) {
-        let n = self.flows;
+        let n = self.flows();
         let q = self.q(y).max(0.0);
-        let r = self.d + q / self.c;
         out[0] = q;
-        out[1] = q * self.packet;
-        out[2] = y[..n].iter().sum::<f64>() / n as f64;
-        out[3] = y[n..2 * n].iter().sum::<f64>() / n as f64;
+        out[1] = q * self.link.packet;
+        let mut at = 2;
+        if self.means {
+            out[2] = y[..n].iter().sum::<f64>() / n as f64;
+            out[3] = y[n..2 * n].iter().sum::<f64>() / n as f64;
+            at = 4;
+        }
         if self.per_flow {
             for i in 0..n {
-                out[4 + 3 * i] = y[i];
-                out[5 + 3 * i] = y[n + i];
-                out[6 + 3 * i] = y[i] * self.packet * 8.0 / r;
+                out[at + 3 * i] = y[i];
+                out[at + 1 + 3 * i] = y[n + i];
+                out[at + 2 + 3 * i] = y[i] * self.link.packet * 8.0 / self.r(i, q);
             }
         }
     }
 }
 
-impl Continuous for DctcpFluid {
+impl Continuous for EcnWindowFluid {
     fn delays(&self) -> Vec<f64> {
-        vec![self.delay()]
+        self.delays.clone()
     }
 
+    /// One marking switch `q > K` per distinct delay `Rⱼ*`, then "the queue is not empty" and
+    /// "the flows send faster than the link" (undelayed).
     fn switches(&self) -> Vec<Switch> {
-        vec![
-            Switch {
-                name: "mark: q > K".into(),
-                delay: Some(0),
-            },
-            Switch {
-                name: "busy: q > 0".into(),
-                delay: None,
-            },
-            Switch {
-                name: "filling: sum W/R > C".into(),
-                delay: None,
-            },
-        ]
+        let mut s: Vec<Switch> = (0..self.delays.len())
+            .map(|j| Switch {
+                name: format!("mark: q > K, seen after {:.3e} s", self.delays[j]),
+                delay: Some(j),
+            })
+            .collect();
+        s.push(Switch {
+            name: "busy: q > 0".into(),
+            delay: None,
+        });
+        s.push(Switch {
+            name: "filling: sum W/R > C".into(),
+            delay: None,
+        });
+        s
     }
 
     fn switch_value(&self, k: usize, _t: f64, y: &[f64]) -> f64 {
-        match k {
-            MARK => self.q(y) - self.k,
-            BUSY => self.q(y),
-            _ => self.inflow(y) - self.c,
+        let busy = self.busy();
+        if k < busy {
+            self.q(y) - self.link.k
+        } else if k == busy {
+            self.q(y)
+        } else {
+            self.inflow(y) - self.link.c
         }
     }
 
     fn on_flip(&self, k: usize, on: bool, y: &mut [f64]) {
-        if k == BUSY && !on {
-            y[2 * self.flows] = 0.0;
+        if k == self.busy() && !on {
+            let n = self.flows();
+            y[2 * n] = 0.0;
         }
     }
 
     fn derivative(&self, _t: f64, y: &[f64], past: &Past<'_>, dy: &mut [f64]) {
-        let n = self.flows;
+        let n = self.flows();
         let q = self.q(y).max(0.0);
-        let r = self.d + q / self.c;
-        let p = if past.switch(MARK) { 1.0 } else { 0.0 };
-        let (inv_r, cut, gain) = (1.0 / r, p / (2.0 * r), self.g / r);
         let (w, rest) = y.split_at(n);
         let (dw, drest) = dy.split_at_mut(n);
-        let mut sum_w = 0.0;
+        let mut inflow = 0.0;
         for i in 0..n {
-            dw[i] = inv_r - w[i] * rest[i] * cut; // (1)
-            drest[i] = gain * (p - rest[i]); // (2)
-            sum_w += w[i];
+            let r = self.r(i, q);
+            let p = if past.switch(self.delay_of[i]) {
+                1.0
+            } else {
+                0.0
+            };
+            let alpha = rest[i];
+            dw[i] = (self.increase[i] - w[i] * alpha * self.cut[i] * p / 2.0) / r; // (1)
+            drest[i] = self.link.g / r * (p - alpha); // (2)
+            inflow += w[i] / r;
         }
-        let inflow = sum_w * inv_r;
         // (3), projected on q ≥ 0: an empty queue stays empty until the flows fill it.
-        let filling = past.switch(BUSY) || past.switch(FILLING);
-        dy[2 * n] = if filling { inflow - self.c } else { 0.0 };
+        let filling = past.switch(self.busy()) || past.switch(self.busy() + 1);
+        dy[2 * n] = if filling { inflow - self.link.c } else { 0.0 };
     }
 }
 

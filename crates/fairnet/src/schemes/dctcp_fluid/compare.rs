@@ -12,7 +12,7 @@
 //! wrapped in an observer (through [`PacketSim::set_congestion_control`]) that exposes its
 //! window and `α`.
 
-use super::DctcpFluid;
+use super::{Bottleneck, EcnWindowFluid};
 use crate::engine::model::{solve_continuous, SolverOptions};
 use crate::engine::packet::{AckInfo, CongestionControl};
 use crate::engine::Progress;
@@ -83,7 +83,7 @@ pub struct Comparison {
     /// The packet engine's.
     pub packet: Stats,
     /// The fluid model with the setup's parameters (its `d` is the packet path's base RTT).
-    pub model: DctcpFluid,
+    pub model: EcnWindowFluid,
 }
 
 /// Runs both and measures them (see the module doc).
@@ -101,16 +101,18 @@ pub fn compare(s: &Setup) -> Result<Comparison> {
     let hop_tx = |bytes: f64| bytes * 8.0 / s.capacity.bps();
     let d =
         6.0 * s.link_delay.as_secs_f64() + 3.0 * hop_tx(wire) + 3.0 * hop_tx(cfg.header.0 as f64);
-    let model = DctcpFluid {
-        flows: s.flows as usize,
-        c: s.capacity.bps() / (8.0 * wire),
+    let mut model = EcnWindowFluid::dctcp_flows(
+        s.flows as usize,
         d,
-        k: s.k as f64,
-        g: cfg.tcp.dctcp_g,
-        packet: wire,
-        link: 0,
-        per_flow: false,
-    };
+        Bottleneck {
+            c: s.capacity.bps() / (8.0 * wire),
+            k: s.k as f64,
+            g: cfg.tcp.dctcp_g,
+            packet: wire,
+            link: 0,
+        },
+    );
+    model.per_flow = false;
     let fluid = fluid_stats(&model, s)?;
     let packet = packet_stats(s, cfg)?;
     Ok(Comparison {
@@ -120,7 +122,7 @@ pub fn compare(s: &Setup) -> Result<Comparison> {
     })
 }
 
-fn fluid_stats(model: &DctcpFluid, s: &Setup) -> Result<Stats> {
+fn fluid_stats(model: &EcnWindowFluid, s: &Setup) -> Result<Stats> {
     let horizon = (s.warmup + s.duration).as_secs_f64();
     let o = SolverOptions {
         horizon,

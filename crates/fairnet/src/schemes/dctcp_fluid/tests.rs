@@ -6,12 +6,12 @@ use super::*;
 use crate::engine::model::{solve_continuous, ModelRun, SolverOptions};
 use crate::engine::Progress;
 
-fn default_model() -> DctcpFluid {
+fn default_model() -> EcnWindowFluid {
     let p = Params::parse("dctcp_fluid", PARAMS, &serde_json::Map::new()).unwrap();
-    DctcpFluid::new(&p).unwrap()
+    EcnWindowFluid::dctcp(&p).unwrap()
 }
 
-fn solve(m: &DctcpFluid, y0: &[f64], o: &SolverOptions) -> ModelRun {
+fn solve(m: &EcnWindowFluid, y0: &[f64], o: &SolverOptions) -> ModelRun {
     solve_continuous(m, y0, o, &Progress::default()).unwrap()
 }
 
@@ -41,14 +41,18 @@ fn equal_flows_settle_on_dctcps_steady_state() {
     };
     let run = solve(&m, &m.initial_state(), &o);
     assert!(run.complete, "{:?}", run.failure);
-    let w_star = (m.c * m.d + m.k) / m.flows as f64;
+    let w_star = (m.link.c * m.d[0] + m.link.k) / m.flows() as f64;
     let w = steady_mean(&run, "W_mean", 0.03);
     assert!((w / w_star - 1.0).abs() < 0.05, "W {w} vs W* {w_star}");
     let a = steady_mean(&run, "alpha_mean", 0.03);
     let a_star = (2.0 / w_star).sqrt();
     assert!((a / a_star - 1.0).abs() < 0.10, "alpha {a} vs {a_star}");
     let q = steady_mean(&run, "q", 0.03);
-    assert!((q / m.k - 1.0).abs() < 0.15, "queue {q} vs K {}", m.k);
+    assert!(
+        (q / m.link.k - 1.0).abs() < 0.15,
+        "queue {q} vs K {}",
+        m.link.k
+    );
     let q_min = run
         .times
         .iter()
@@ -73,7 +77,7 @@ fn unequal_windows_converge_to_a_fair_share() {
         serde_json::json!({"flows": 2}).as_object().unwrap(),
     )
     .unwrap();
-    let m = DctcpFluid::new(&p).unwrap();
+    let m = EcnWindowFluid::dctcp(&p).unwrap();
     let o = SolverOptions {
         horizon: 0.1,
         output_interval: 1e-5,
@@ -110,7 +114,7 @@ fn halving_the_step_changes_the_solution_by_less_than_the_tolerance() {
             };
             solve_continuous(model, &model.initial_state(), &o, &Progress::default()).unwrap()
         };
-        let (a, b) = (run(m.delay() / 4.0), run(m.delay() / 8.0));
+        let (a, b) = (run(m.delay(0) / 4.0), run(m.delay(0) / 8.0));
         assert!(b.steps > a.steps);
         a.column("q")
             .unwrap()
@@ -120,9 +124,9 @@ fn halving_the_step_changes_the_solution_by_less_than_the_tolerance() {
             .fold(0.0, f64::max)
     };
     let located = change_under_halving(&m);
-    assert!(located <= rtol * m.k, "max |Δq| = {located} packets");
+    assert!(located <= rtol * m.link.k, "max |Δq| = {located} packets");
     let naive = change_under_halving(&Naive(m.clone()));
-    assert!(naive > rtol * m.k, "naive max |Δq| = {naive} packets");
+    assert!(naive > rtol * m.link.k, "naive max |Δq| = {naive} packets");
 }
 
 #[test]
@@ -166,7 +170,7 @@ fn agrees_with_the_packet_engines_dctcp_on_one_link() {
 
 /// The fluid model with the marking read from the delayed queue inside the derivative and the
 /// empty queue handled by a `max` (no declared switches): the naive way, for comparison.
-struct Naive(DctcpFluid);
+struct Naive(EcnWindowFluid);
 
 impl Model for Naive {
     fn state(&self) -> Vec<crate::engine::model::StateVar> {
@@ -189,10 +193,10 @@ impl Continuous for Naive {
     }
     fn derivative(&self, _t: f64, y: &[f64], past: &Past<'_>, dy: &mut [f64]) {
         let m = &self.0;
-        let n = m.flows;
+        let n = m.flows();
         let q = y[2 * n].max(0.0);
-        let r = m.d + q / m.c;
-        let p = if past.delayed(0, 2 * n) > m.k {
+        let r = m.d[0] + q / m.link.c;
+        let p = if past.delayed(0, 2 * n) > m.link.k {
             1.0
         } else {
             0.0
@@ -200,13 +204,13 @@ impl Continuous for Naive {
         let mut inflow = 0.0;
         for i in 0..n {
             dy[i] = 1.0 / r - y[i] * y[n + i] / (2.0 * r) * p;
-            dy[n + i] = m.g / r * (p - y[n + i]);
+            dy[n + i] = m.link.g / r * (p - y[n + i]);
             inflow += y[i] / r;
         }
         dy[2 * n] = if y[2 * n] > 0.0 {
-            inflow - m.c
+            inflow - m.link.c
         } else {
-            (inflow - m.c).max(0.0)
+            (inflow - m.link.c).max(0.0)
         };
     }
 }

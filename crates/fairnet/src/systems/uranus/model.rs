@@ -26,9 +26,10 @@
 //! For AC/DC no such change of variables exists (`vᵢ = Wᵢ(1 − βᵢ/2)` has increase
 //! `(1 − βᵢ/2)/R`), so Eq. 17's shares hold only as far as `W` is constant over a cycle.
 //!
-//! Choices the paper leaves open (its MATLAB code, [46], is not at hand; these follow its text
-//! and the DCTCP fluid model of [`crate::schemes::dctcp_fluid`], of which `wvcc_fluid` with every
-//! weight 1 is the same system — tested):
+//! Both are [`EcnWindowFluid`], the DCTCP fluid model of [`crate::schemes::dctcp_fluid`] with a
+//! per-flow increase and cut: `wvcc_fluid` with every weight 1 is `dctcp_fluid` by
+//! construction. Choices the paper leaves open (its MATLAB code, [46], is not at hand; these
+//! follow its text and the DCTCP model):
 //! - **Parameters** (§4.4 gives none for Fig. 5(a)): DCTCP's 10 Gb/s, `K = 65` packets and
 //!   `g = 1/16` (DCTCP §3.4), `d = 100 µs`, 1048-byte packets (the packet engine's), four
 //!   flows (Fig. 5(a)); the weights default to 1 each (DCTCP's unit increase) and are given
@@ -48,12 +49,11 @@
 //! - **Start**: `W = 10` packets (the packet engine's initial window), `α = 1`, `q = 0`; Fig.
 //!   5(a)'s "random initial window" is given with `[engine.initial] W = [...]`.
 
-use crate::engine::model::{
-    Continuous, Model, OutputSpec, ParamSpec, ParamUnit, Params, Past, Series, StateVar, Switch,
-};
+use crate::engine::model::{ParamSpec, ParamUnit, Params};
 use crate::error::{Error, Result};
+use crate::schemes::dctcp_fluid::{marking_threshold, Bottleneck, EcnWindowFluid};
 
-/// The parameters of [`WeightedFluid`], shared by `wvcc_fluid` and `acdc_fluid`.
+/// The parameters of [`weighted_fluid`], shared by `wvcc_fluid` and `acdc_fluid`.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "flows",
@@ -134,6 +134,19 @@ pub enum FluidLaw {
 }
 
 impl FluidLaw {
+    /// Per flow, the packets added per round trip and the scale of the `α/2` cut: WVCC's
+    /// Eq. (8) `(wᵢ, 1)`, AC/DC's Eq. (17) `(1, 1 − βᵢ/2)`.
+    pub fn increase_and_cut(self, weights: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let n = weights.len();
+        match self {
+            FluidLaw::Wvcc => (weights.to_vec(), vec![1.0; n]),
+            FluidLaw::Acdc => (
+                vec![1.0; n],
+                weights.iter().map(|b| 1.0 - b / 2.0).collect(),
+            ),
+        }
+    }
+
     /// The steady-state window shares of the paper's analysis: Eq. (16), `Wᵢ* ∝ wᵢ`, or Eq.
     /// (17), `Wᵢ* ∝ 1/(1 − βᵢ/2)` (the balance `increase = α·Wᵢ*·cut factor/2`).
     pub fn window_shares(self, weights: &[f64]) -> Vec<f64> {
@@ -146,281 +159,62 @@ impl FluidLaw {
     }
 }
 
-/// The fluid model of `N` WVCC (or AC/DC) flows through one bottleneck (see the module doc).
-#[derive(Clone, Debug, PartialEq)]
-pub struct WeightedFluid {
-    /// The window law.
-    pub law: FluidLaw,
-    /// Per flow: WVCC's weight `wᵢ` or AC/DC's priority `βᵢ`.
-    pub weights: Vec<f64>,
-    /// Capacity, packets per second.
-    pub c: f64,
-    /// Per flow: propagation round trip `dᵢ`, seconds.
-    pub d: Vec<f64>,
-    /// Marking threshold, packets.
-    pub k: f64,
-    /// EWMA gain.
-    pub g: f64,
-    /// Wire bytes per packet.
-    pub packet: f64,
-    /// Link id of the bottleneck in a compared run.
-    pub link: u32,
-    /// The distinct mark delays `dⱼ + K/C` (one delayed switch each) …
-    delays: Vec<f64>,
-    /// … and which of them each flow sees.
-    delay_of: Vec<usize>,
-}
-
-impl WeightedFluid {
-    /// Builds the model from parsed parameters; ranges are checked here, errors name the
-    /// field (`engine.params.weights: flow 2: …`).
-    pub fn new(law: FluidLaw, p: &Params) -> Result<WeightedFluid> {
-        let flows = p.positive("flows")? as usize;
-        let weights = p.per_entry("weights", flows)?;
-        for (i, &w) in weights.iter().enumerate() {
-            let ok = match law {
-                FluidLaw::Wvcc => w > 0.0 && w.is_finite(),
-                FluidLaw::Acdc => w > 0.0 && w <= 1.0,
+/// The fluid model of `N` WVCC (or AC/DC) flows through one bottleneck (see the module doc):
+/// the ECN window system of [`EcnWindowFluid`] with the law's increase and cut per flow.
+/// Ranges are checked here; errors name the field (`engine.params.weights: flow 2: …`).
+pub fn weighted_fluid(law: FluidLaw, p: &Params) -> Result<EcnWindowFluid> {
+    let flows = p.positive("flows")? as usize;
+    let weights = p.per_entry("weights", flows)?;
+    for (i, &w) in weights.iter().enumerate() {
+        let ok = match law {
+            FluidLaw::Wvcc => w > 0.0 && w.is_finite(),
+            FluidLaw::Acdc => w > 0.0 && w <= 1.0,
+        };
+        if !ok {
+            let want = match law {
+                FluidLaw::Wvcc => "a weight must be a positive number",
+                FluidLaw::Acdc => "AC/DC's priority beta must be in (0, 1]",
             };
-            if !ok {
-                let want = match law {
-                    FluidLaw::Wvcc => "a weight must be a positive number",
-                    FluidLaw::Acdc => "AC/DC's priority beta must be in (0, 1]",
-                };
-                return Err(Error::invalid(
-                    "engine.params.weights",
-                    format!("flow {i}: {want}, got {w}"),
-                ));
-            }
-        }
-        let d0 = p.positive("rtt")?;
-        let factors = p.per_entry("rtt_factors", flows)?;
-        if let Some((i, f)) = factors
-            .iter()
-            .enumerate()
-            .find(|(_, f)| !(**f > 0.0 && f.is_finite()))
-        {
             return Err(Error::invalid(
-                "engine.params.rtt_factors",
-                format!("flow {i}: must be a positive number, got {f}"),
+                "engine.params.weights",
+                format!("flow {i}: {want}, got {w}"),
             ));
         }
-        let k = p.get("k");
-        if !(k >= 0.0 && k.is_finite()) {
-            return Err(Error::invalid(
-                "engine.params.k",
-                format!("must be a non-negative number of packets, got {k}"),
-            ));
-        }
-        let g = p.get("g");
-        if !(g > 0.0 && g < 1.0) {
-            return Err(Error::invalid(
-                "engine.params.g",
-                format!("must be in (0, 1) (Uranus §4.4), got {g}"),
-            ));
-        }
-        let packet = p.positive("packet")?;
-        Ok(WeightedFluid::build(
-            law,
-            weights,
-            p.positive("capacity")? / (8.0 * packet),
-            factors.iter().map(|f| d0 * f).collect(),
+    }
+    let d0 = p.positive("rtt")?;
+    let factors = p.per_entry("rtt_factors", flows)?;
+    if let Some((i, f)) = factors
+        .iter()
+        .enumerate()
+        .find(|(_, f)| !(**f > 0.0 && f.is_finite()))
+    {
+        return Err(Error::invalid(
+            "engine.params.rtt_factors",
+            format!("flow {i}: must be a positive number, got {f}"),
+        ));
+    }
+    let k = marking_threshold(p)?;
+    let g = p.get("g");
+    if !(g > 0.0 && g < 1.0) {
+        return Err(Error::invalid(
+            "engine.params.g",
+            format!("must be in (0, 1) (Uranus §4.4), got {g}"),
+        ));
+    }
+    let packet = p.positive("packet")?;
+    let (increase, cut) = law.increase_and_cut(&weights);
+    Ok(EcnWindowFluid::new(
+        increase,
+        cut,
+        factors.iter().map(|f| d0 * f).collect(),
+        Bottleneck {
+            c: p.positive("capacity")? / (8.0 * packet),
             k,
             g,
             packet,
-            p.get("link") as u32,
-        ))
-    }
-
-    /// The model from values already checked (capacity `c` in packets per second, `d` per
-    /// flow in seconds).
-    #[allow(clippy::too_many_arguments)]
-    pub fn build(
-        law: FluidLaw,
-        weights: Vec<f64>,
-        c: f64,
-        d: Vec<f64>,
-        k: f64,
-        g: f64,
-        packet: f64,
-        link: u32,
-    ) -> WeightedFluid {
-        let mut delays: Vec<f64> = Vec::new();
-        let mut delay_of = Vec::with_capacity(d.len());
-        for &di in &d {
-            let r = di + k / c;
-            let j = delays.iter().position(|&x| x == r).unwrap_or_else(|| {
-                delays.push(r);
-                delays.len() - 1
-            });
-            delay_of.push(j);
-        }
-        WeightedFluid {
-            law,
-            weights,
-            c,
-            d,
-            k,
-            g,
-            packet,
-            link,
-            delays,
-            delay_of,
-        }
-    }
-
-    /// Number of flows.
-    pub fn flows(&self) -> usize {
-        self.weights.len()
-    }
-
-    /// Flow `i`'s round trip at queue `q`: `Rᵢ = dᵢ + q/C`.
-    fn r(&self, i: usize, q: f64) -> f64 {
-        self.d[i] + q.max(0.0) / self.c
-    }
-
-    fn q(&self, y: &[f64]) -> f64 {
-        y[2 * self.flows()]
-    }
-
-    /// `Σ Wᵢ/Rᵢ`, packets per second into the queue.
-    fn inflow(&self, y: &[f64]) -> f64 {
-        let q = self.q(y);
-        (0..self.flows()).map(|i| y[i] / self.r(i, q)).sum()
-    }
-
-    /// Index of the switch "the queue is not empty" (after one mark switch per delay).
-    fn busy(&self) -> usize {
-        self.delays.len()
-    }
-}
-
-impl Model for WeightedFluid {
-    fn state(&self) -> Vec<StateVar> {
-        let n = self.flows();
-        vec![
-            StateVar::new("W", n, "packets"),
-            StateVar::new("alpha", n, "1"),
-            StateVar::new("q", 1, "packets"),
-        ]
-    }
-
-    fn initial_state(&self) -> Vec<f64> {
-        let n = self.flows();
-        let mut y = vec![10.0; n];
-        y.extend(std::iter::repeat_n(1.0, n));
-        y.push(0.0);
-        y
-    }
-
-    fn outputs(&self) -> Vec<OutputSpec> {
-        let mut out = vec![
-            OutputSpec::plain("q", "packets"),
-            OutputSpec {
-                name: "queue_bytes".into(),
-                unit: "bytes",
-                series: Series::Queue {
-                    link: self.link,
-                    capacity_bps: self.c * 8.0 * self.packet,
-                },
-            },
-        ];
-        for i in 0..self.flows() {
-            out.push(OutputSpec::plain(format!("W[{i}]"), "packets"));
-            out.push(OutputSpec::plain(format!("alpha[{i}]"), "1"));
-            out.push(OutputSpec {
-                name: format!("rate[{i}]"),
-                unit: "bit/s",
-                series: Series::Rate { flow: i as u32 },
-            });
-        }
-        out
-    }
-
-    fn output(&self, _t: f64, y: &[f64], out: &mut [f64]) {
-        let n = self.flows();
-        let q = self.q(y).max(0.0);
-        out[0] = q;
-        out[1] = q * self.packet;
-        for i in 0..n {
-            out[2 + 3 * i] = y[i];
-            out[3 + 3 * i] = y[n + i];
-            out[4 + 3 * i] = y[i] * self.packet * 8.0 / self.r(i, q);
-        }
-    }
-}
-
-impl Continuous for WeightedFluid {
-    fn delays(&self) -> Vec<f64> {
-        self.delays.clone()
-    }
-
-    /// One marking switch `q > K` per distinct delay `Rⱼ*`, then "the queue is not empty" and
-    /// "the flows send faster than the link" (undelayed).
-    fn switches(&self) -> Vec<Switch> {
-        let mut s: Vec<Switch> = (0..self.delays.len())
-            .map(|j| Switch {
-                name: format!("mark: q > K, seen after {:.3e} s", self.delays[j]),
-                delay: Some(j),
-            })
-            .collect();
-        s.push(Switch {
-            name: "busy: q > 0".into(),
-            delay: None,
-        });
-        s.push(Switch {
-            name: "filling: sum W/R > C".into(),
-            delay: None,
-        });
-        s
-    }
-
-    fn switch_value(&self, k: usize, _t: f64, y: &[f64]) -> f64 {
-        let busy = self.busy();
-        if k < busy {
-            self.q(y) - self.k
-        } else if k == busy {
-            self.q(y)
-        } else {
-            self.inflow(y) - self.c
-        }
-    }
-
-    fn on_flip(&self, k: usize, on: bool, y: &mut [f64]) {
-        if k == self.busy() && !on {
-            let n = self.flows();
-            y[2 * n] = 0.0;
-        }
-    }
-
-    fn derivative(&self, _t: f64, y: &[f64], past: &Past<'_>, dy: &mut [f64]) {
-        let n = self.flows();
-        let q = self.q(y).max(0.0);
-        let (w, rest) = y.split_at(n);
-        let (dw, drest) = dy.split_at_mut(n);
-        let mut inflow = 0.0;
-        for i in 0..n {
-            let r = self.r(i, q);
-            let p = if past.switch(self.delay_of[i]) {
-                1.0
-            } else {
-                0.0
-            };
-            let alpha = rest[i];
-            dw[i] = match self.law {
-                FluidLaw::Wvcc => (self.weights[i] - w[i] * alpha * p / 2.0) / r, // (8)
-                FluidLaw::Acdc => {
-                    (1.0 - w[i] * alpha * (1.0 - self.weights[i] / 2.0) * p / 2.0) / r
-                    // (17)
-                }
-            };
-            drest[i] = self.g / r * (p - alpha); // (10)
-            inflow += w[i] / r;
-        }
-        // (11), projected on q ≥ 0: an empty queue stays empty until the flows fill it.
-        let filling = past.switch(self.busy()) || past.switch(self.busy() + 1);
-        dy[2 * n] = if filling { inflow - self.c } else { 0.0 };
-    }
+            link: p.get("link") as u32,
+        },
+    ))
 }
 
 #[cfg(test)]
