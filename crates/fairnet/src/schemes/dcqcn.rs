@@ -221,8 +221,10 @@ impl Default for DcqcnConfig {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DcqcnSpec {
-    /// Starting values: `dcqcn_paper` (default), `hpcc_ns3`, `hpcc_ns3_paper`.
-    pub preset: Option<DcqcnPreset>,
+    /// Starting values: `dcqcn_paper` (default), `hpcc_ns3`, `hpcc_ns3_paper` (a name, so
+    /// that an unknown one is an error naming this field).
+    #[schemars(with = "Option<DcqcnPreset>")]
+    pub preset: Option<String>,
     /// `α` gain `g`.
     pub g: Option<f64>,
     /// NP's minimum CNP spacing (0: every marked packet's ACK is a CNP).
@@ -255,10 +257,41 @@ pub struct DcqcnSpec {
     pub min_rate: Option<Rate>,
 }
 
-impl From<DcqcnSpec> for DcqcnConfig {
-    fn from(s: DcqcnSpec) -> DcqcnConfig {
-        let p = s.preset.unwrap_or_default().config();
-        DcqcnConfig {
+impl DcqcnPreset {
+    /// Every preset's name, in the module doc's order.
+    pub const NAMES: [&'static str; 3] = ["dcqcn_paper", "hpcc_ns3", "hpcc_ns3_paper"];
+
+    /// The preset called `name`.
+    pub fn from_name(name: &str) -> Option<DcqcnPreset> {
+        match name {
+            "dcqcn_paper" => Some(DcqcnPreset::DcqcnPaper),
+            "hpcc_ns3" => Some(DcqcnPreset::HpccNs3),
+            "hpcc_ns3_paper" => Some(DcqcnPreset::HpccNs3Paper),
+            _ => None,
+        }
+    }
+
+    /// The preset's name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl TryFrom<DcqcnSpec> for DcqcnConfig {
+    type Error = String;
+
+    fn try_from(s: DcqcnSpec) -> std::result::Result<DcqcnConfig, String> {
+        let preset = match s.preset.as_deref() {
+            None => DcqcnPreset::default(),
+            Some(name) => DcqcnPreset::from_name(name).ok_or_else(|| {
+                format!(
+                    "preset: unknown DCQCN preset `{name}` (known: {})",
+                    DcqcnPreset::NAMES.join(", ")
+                )
+            })?,
+        };
+        let p = preset.config();
+        Ok(DcqcnConfig {
             preset: p.preset,
             g: s.g.unwrap_or(p.g),
             cnp_interval: s.cnp_interval.unwrap_or(p.cnp_interval),
@@ -275,14 +308,14 @@ impl From<DcqcnSpec> for DcqcnConfig {
             clamp_target_rate: s.clamp_target_rate.unwrap_or(p.clamp_target_rate),
             rate_on_first_cnp: s.rate_on_first_cnp.unwrap_or(p.rate_on_first_cnp),
             min_rate: s.min_rate.unwrap_or(p.min_rate),
-        }
+        })
     }
 }
 
 impl From<DcqcnConfig> for DcqcnSpec {
     fn from(c: DcqcnConfig) -> DcqcnSpec {
         DcqcnSpec {
-            preset: Some(c.preset),
+            preset: Some(c.preset.name().to_string()),
             g: Some(c.g),
             cnp_interval: Some(c.cnp_interval),
             decrease_interval: Some(c.decrease_interval),
@@ -869,7 +902,10 @@ mod stage_tests {
         let e = toml::from_str::<DcqcnConfig>("preset = \"mellanox\"")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("mellanox") && e.contains("hpcc_ns3"), "{e}");
+        assert!(
+            e.contains("preset: unknown DCQCN preset `mellanox`") && e.contains("hpcc_ns3"),
+            "{e}"
+        );
         let c: DcqcnConfig =
             toml::from_str("preset = \"hpcc_ns3\"\nbyte_counter = \"10MB\"").unwrap();
         let e = c.validate("engine.dcqcn").unwrap_err().to_string();
