@@ -90,6 +90,14 @@ fn run_scenario<'py>(
         col_i(&|r| r.ideal_fct.0 as i64).into_pyarray(py),
     )?;
     d.set_item(
+        "acked_end_ps",
+        col_i(&|r| r.acked_end.map_or(-1, |e| e.0 as i64)).into_pyarray(py),
+    )?;
+    d.set_item(
+        "ideal_fct_ref_ps",
+        col_i(&|r| r.ideal_fct_ref.0 as i64).into_pyarray(py),
+    )?;
+    d.set_item(
         "maxmin_end_ps",
         out.maxmin_end
             .iter()

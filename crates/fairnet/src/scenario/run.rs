@@ -10,7 +10,7 @@ use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::metrics::{ideal_fct, wire_bytes};
+use crate::metrics::{ideal_fct, reference_ideal_fct, wire_bytes};
 use crate::registry::rounds::run_rounds;
 use crate::registry::PacketSim;
 use crate::topo::routing::{PathSelector, Routing};
@@ -43,6 +43,12 @@ pub struct RunRow {
     pub end: Option<Time>,
     /// Ideal FCT alone on the empty network ([`crate::metrics::ideal_fct`]).
     pub ideal_fct: Time,
+    /// Packet engine: when the sender held the ACK of the last byte (the HPCC ns-3
+    /// simulator's end of a flow), if it did; `None` for the other engines.
+    pub acked_end: Option<Time>,
+    /// Packet engine: the HPCC ns-3 simulator's standalone FCT
+    /// ([`crate::metrics::reference_ideal_fct`]); zero for the other engines.
+    pub ideal_fct_ref: Time,
     /// Rounds engine: the flow's final sending rate, bits/s.
     pub rate: Option<f64>,
     /// Rounds engine: the oracle's max-min rate, bits/s.
@@ -140,6 +146,8 @@ pub fn run_with_progress(
         start,
         end,
         ideal_fct: ideal,
+        acked_end: None,
+        ideal_fct_ref: Time::ZERO,
         rate: None,
         oracle_rate: None,
     };
@@ -221,13 +229,13 @@ pub fn run_with_progress(
             for (i, (f, rec)) in flows.iter().zip(&r.flows).enumerate() {
                 let sel = cfg.routing.data_selector(cfg.seed, i as u64);
                 let path = routing.path(f.src, f.dst, sel.unwrap_or(PathSelector::First))?;
-                let ideal = ideal_fct(
-                    topo,
-                    &path,
-                    wire_bytes(f.size, cfg.mtu.0, cfg.header.0),
-                    Time::ZERO,
-                );
-                rows.push(row(f, rec.end, rec.start, ideal));
+                let wire = wire_bytes(f.size, cfg.mtu.0, cfg.header.0);
+                let ideal = ideal_fct(topo, &path, wire, Time::ZERO);
+                rows.push(RunRow {
+                    acked_end: rec.acked,
+                    ideal_fct_ref: reference_ideal_fct(topo, &path, wire, cfg.mtu.0),
+                    ..row(f, rec.end, rec.start, ideal)
+                });
                 paths.push(path);
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
@@ -382,6 +390,8 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
             start: Time::ZERO,
             end: None,
             ideal_fct: Time::ZERO,
+            acked_end: None,
+            ideal_fct_ref: Time::ZERO,
             rate: Some(o.rates[i]),
             oracle_rate: Some(o.oracle[i]),
         })

@@ -1,6 +1,7 @@
 //! The HPCC ns-3 simulator's flow list and `fct.txt` (Li et al., SIGCOMM 2019; the
 //! `alibaba-edu/High-Precision-Congestion-Control` simulator that Söze and many later papers
-//! build on), so a user can bring an ns-3 setup and compare results line by line.
+//! build on), so a user can bring an ns-3 setup and compare results (under one FCT definition:
+//! see below).
 //!
 //! **Flow list** (`flow.txt`, read by the simulator's `third.cc`): a first line with the number
 //! of flows, then one flow per line:
@@ -25,8 +26,10 @@
 //!
 //! `sip dip sport dport size start_ns fct_ns standalone_fct_ns`, the addresses as 8 hex digits
 //! (node `n` has address `0x0b000001 + (n / 256) << 16 + (n % 256) << 8`, the simulator's
-//! `node_id_to_ip`). fairnet writes its ideal FCT ([`crate::metrics::ideal_fct`]) as the
-//! standalone FCT, source ports `10000 + flow index` (unique per flow, as the simulator's are
+//! `node_id_to_ip`). The simulator's FCT ends at the sender's ACK of the last byte and its
+//! standalone FCT is [`crate::metrics::reference_ideal_fct`]; fairnet writes either that
+//! definition or its own (the receiver's last byte, [`crate::metrics::ideal_fct`]), as the
+//! caller chooses (the runner's `--fct-def`), source ports `10000 + flow index` (unique per flow, as the simulator's are
 //! per host) and destination port 100.
 
 use super::FlowSpec;

@@ -21,6 +21,9 @@ pub struct FlowRecord {
     pub end: Option<Time>,
     /// Flow completion time, `end - start`.
     pub fct: Option<Time>,
+    /// Time the sender held the ACK of the last byte (`None`: not yet, or no ACKs: UDP) —
+    /// the HPCC ns-3 simulator's end of a flow (`QpComplete`).
+    pub acked: Option<Time>,
     /// Bytes delivered to the receiver in order so far (UDP: bytes received).
     pub delivered: u64,
     /// Payload bytes the sender sent more than once.

@@ -298,6 +298,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 sleep_until: u64::MAX,
                 finished: false,
                 end: None,
+                acked: None,
                 rto_event_at: u64::MAX,
                 ctrl_event_at: u64::MAX,
                 delack: DelAck::default(),

@@ -93,6 +93,8 @@ struct FlowState<C> {
     sleep_until: u64,
     finished: bool,
     end: Option<Time>,
+    /// When the sender held the ACK of its last byte (reliable transports).
+    acked: Option<Time>,
     rto_event_at: u64,
     /// Time of the pending `Control` event (`u64::MAX`: none).
     ctrl_event_at: u64,

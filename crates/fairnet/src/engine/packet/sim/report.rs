@@ -158,6 +158,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     start: f.spec.start,
                     end: f.end,
                     fct: f.end.map(|e| e - f.spec.start),
+                    acked: f.acked,
                     delivered: match &f.receiver {
                         Receiver::Tcp(r) => r.rcv_nxt(),
                         Receiver::Udp { received } => *received,
