@@ -221,3 +221,56 @@ def test_compare_converts_to_the_simulators_definition_or_refuses(tmp_path: Path
     )
     assert fluid_ns3.returncode == 2
     assert "--fct-def ns3: needs the packet engine's ACK times" in fluid_ns3.stderr
+
+
+LOSSLESS = """
+name = "incast with PFC"
+[topology]
+kind = "star"
+n_hosts = 8
+buffer = "1MB"
+[workload]
+kind = "incast"
+senders = 7
+size = "500KB"
+[engine]
+kind = "packet"
+transport = "udp"
+lossless = true
+shared_buffer = { size = "1MB" }
+"""
+
+
+def test_lossless_run_writes_pfc_txt_and_pause_counters(tmp_path: Path) -> None:
+    # A 7-to-1 UDP incast at line rate into 1 MB of switch memory (the Rust test's case):
+    # with PFC nothing is dropped, the summary counts the pauses, links.parquet has them per
+    # link (only the senders' uplinks are paused), and pfc.txt lists every frame as the
+    # simulator writes it: `time_ns node node_type if_index type`, the paused ports being
+    # hosts (node type 0, their one device 1), pauses (1) and resumes (0) in time order.
+    (tmp_path / "s.toml").write_text(LOSSLESS)
+    out = tmp_path / "out"
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["links"]["drops"] == 0
+    assert summary["pfc"]["pauses"] > 0 and summary["pfc"]["paused_links"] == 7
+    links = pl.read_parquet(out / "links.parquet")
+    assert links["pfc_pauses_received"].sum() == summary["pfc"]["pauses"]
+    rows = [line.split() for line in (out / "pfc.txt").read_text().splitlines()]
+    assert sum(x[4] == "1" for x in rows) == summary["pfc"]["pauses"]
+    assert all(x[2] == "0" and x[3] == "1" and x[4] in ("0", "1") for x in rows)
+    times = [int(x[0]) for x in rows]
+    assert times == sorted(times)
+
+
+def test_bad_lossless_scenario_is_one_line_exit_2(tmp_path: Path) -> None:
+    # xon above xoff names the field; no traceback.
+    bad = LOSSLESS.replace(
+        'shared_buffer = { size = "1MB" }',
+        'shared_buffer = { size = "1MB" }\npfc = { xoff = "100KB", xon = "200KB" }',
+    )
+    (tmp_path / "s.toml").write_text(bad)
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert "packet config.pfc.xon: 200000B is above xoff 100000B" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -23,7 +23,11 @@ Output directory layout:
   events/s, the scenario's hash and seed); every other data file repeats bit for bit for the
   same scenario and seed,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
-  utilization, drops, ECN marks, largest and mean queue,
+  utilization, drops, ECN marks, largest and mean queue, PFC pauses sent and received and
+  time paused (``pfc_pauses_sent``, ``pfc_pauses_received``, ``pfc_paused_s``),
+- ``pfc.txt`` — lossless packet runs: every PFC frame as it took effect, in the HPCC ns-3
+  simulator's format (``time_ns node node_type if_index type``, type 1 pause, 0 resume);
+  ``summary.json``'s ``pfc``: pauses, paused links, the longest paused time,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
   ``engine.record``): every active flow's rate at each sample time (``time_s``, ``flow``,
   ``rate_bps``: the flow engine's allocated rate, the packet engine's wire throughput over the
@@ -599,6 +603,8 @@ class Results:
     #: What made this run (:mod:`fairnet.provenance`): versions, command line, start and
     #: wall-clock time, the scenario's hash and seed; written to ``provenance.json``.
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: A lossless packet run's PFC frames in the HPCC ns-3 simulator's ``pfc.txt`` format.
+    pfc_txt: str | None = None
 
     @property
     def rates(self) -> pl.DataFrame | None:
@@ -666,6 +672,9 @@ class Results:
         files.append("flows.parquet")
         table("rates.parquet", self.rates_arrow)
         table("links.parquet", self.links_arrow)
+        if self.pfc_txt is not None:
+            (outdir / "pfc.txt").write_text(self.pfc_txt)
+            files.append("pfc.txt")
         table("queues.parquet", self.queues_arrow)
         png = None
         if self.summary["finished"]:
@@ -890,6 +899,13 @@ def run_document(
     # that reached its stop_at with flows unfinished is not partial; `complete` says so.
     summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
+    pfc_txt = out.pop("pfc_txt", None)
+    if pfc_txt is not None:
+        summary["pfc"] = {
+            "pauses": int(links["pfc_pauses_received"].sum()),
+            "paused_links": int((links["pfc_pauses_received"] > 0).sum()),
+            "max_paused_s": float(links["pfc_paused_s"].max()) if len(links["link"]) else 0.0,
+        }
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     model_arrow = None
     if "model" in out:
@@ -917,6 +933,7 @@ def run_document(
         queues_arrow=queues_table,
         base_dir=base_dir,
         provenance=prov,
+        pfc_txt=pfc_txt,
     )
 
 

@@ -16,6 +16,7 @@ use crate::registry::PacketSim;
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::hpcc::write_pfc;
 use crate::workload::routed_problem;
 use crate::workload::FlowSpec;
 use std::path::Path;
@@ -78,6 +79,13 @@ pub struct LinkRow {
     pub max_queue_bytes: u64,
     /// Time-averaged queue, bytes.
     pub mean_queue_bytes: f64,
+    /// PFC (lossless runs): pause frames the link's far end sent for it, pause frames its
+    /// sending port received, and the time it had some priority paused, seconds.
+    pub pfc_pauses_sent: u64,
+    /// See `pfc_pauses_sent`.
+    pub pfc_pauses_received: u64,
+    /// See `pfc_pauses_sent`.
+    pub pfc_paused_s: f64,
 }
 
 /// What a run produced.
@@ -120,6 +128,9 @@ pub struct RunOutput {
     pub queues: Vec<QueueSample>,
     /// A model run's outputs (model engine only).
     pub model: Option<ModelRun>,
+    /// A lossless packet run's PFC frames in the HPCC ns-3 simulator's `pfc.txt` format
+    /// ([`crate::workload::hpcc::write_pfc`]).
+    pub pfc_txt: Option<String>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -204,6 +215,7 @@ pub fn run_with_progress(
                 failure: None,
                 queues: Vec::new(),
                 model: None,
+                pfc_txt: None,
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -293,6 +305,9 @@ pub fn run_with_progress(
                         } else {
                             0.0
                         },
+                        pfc_pauses_sent: l.pfc_pauses_sent,
+                        pfc_pauses_received: l.pfc_pauses_received,
+                        pfc_paused_s: l.pfc_paused_time.as_secs_f64(),
                     }
                 })
                 .collect();
@@ -328,6 +343,9 @@ pub fn run_with_progress(
                 maxmin_rates,
                 failure,
                 model: None,
+                pfc_txt: cfg.lossless.then(|| {
+                    write_pfc(topo, r.pfc_frames.iter().map(|f| (f.time, f.link, f.pause)))
+                }),
             })
         }
     }
@@ -453,6 +471,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         failure: None,
         queues: Vec::new(),
         model: None,
+        pfc_txt: None,
     }
 }
 

@@ -34,7 +34,7 @@
 
 use super::FlowSpec;
 use crate::error::{Error, Result};
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
 use crate::topo::Topology;
 use crate::units::{Bytes, Time};
 use std::fmt::Write;
@@ -202,6 +202,37 @@ pub struct FctLine {
     pub fct: Time,
     /// FCT alone on the empty network.
     pub standalone_fct: Time,
+}
+
+/// Writes the simulator's `pfc.txt` (its `get_pfc` trace in `third.cc`): one PFC frame per
+/// line as it reaches the port it pauses or resumes, `time_ns node node_type if_index type`
+/// — node type 0 for a host, 1 for a switch; `if_index` the port's place among its node's
+/// out-links plus one (the simulator numbers a node's devices from 1 in the order its links
+/// are read from the topology file, which for a topology read from that file is this order);
+/// type 1 for a pause, 0 for a resume. `frames`: `(time, link, pause)` in time order.
+pub fn write_pfc(
+    topo: &Topology,
+    frames: impl IntoIterator<Item = (Time, LinkId, bool)>,
+) -> String {
+    let mut out = String::new();
+    for (time, link, pause) in frames {
+        let node = topo.link(link).src;
+        let index = topo
+            .out_links(node)
+            .iter()
+            .position(|&l| l == link)
+            .map_or(0, |i| i + 1);
+        let _ = writeln!(
+            out,
+            "{} {} {} {} {}",
+            time.0 / Time::NS,
+            node.0,
+            u8::from(!topo.is_host(node)),
+            index,
+            u8::from(pause)
+        );
+    }
+    out
 }
 
 /// Writes `fct.txt` lines for the finished flows: `(flow index, src, dst, size, start, end,
