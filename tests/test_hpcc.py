@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import fairnet
+from fairnet.compare import load_run
 from fairnet.hpcc import read_fct, read_flows, write_flows
 
 FAIRNET = [sys.executable, "-m", "fairnet.cli"]
@@ -155,3 +156,121 @@ def test_compare_overlays_runs_and_an_fct_txt(tmp_path: Path) -> None:
     bad = run("compare", str(tmp_path / "missing"), "-o", str(out))
     assert bad.returncode == 2
     assert "missing: no such run directory or fct.txt" in bad.stderr
+
+
+def _packet_scenario(tmp_path: Path) -> Path:
+    _flow_list(tmp_path)
+    path = tmp_path / "p.toml"
+    path.write_text(SCENARIO.replace('kind = "flow"', 'kind = "packet"\ntransport = "dctcp"'))
+    return path
+
+
+def test_fct_txt_under_the_simulators_definition(tmp_path: Path) -> None:
+    # --fct-def ns3 writes the sender's ACK of the last byte and the simulator's base-RTT
+    # ideal (flows.parquet's fct_ack_s and ideal_fct_ref_s, to the nanosecond of the format);
+    # the ACK comes back after the delivery, and the base-RTT ideal exceeds the one-way ideal
+    # by at least the return propagation (k = 4 fat-tree, 1 us links: 2 us within a rack).
+    out = tmp_path / "out"
+    r = run("run", str(_packet_scenario(tmp_path)), "-o", str(out), "--fct-txt", "--fct-def", "ns3")
+    assert r.returncode == 0, r.stderr
+    table = pl.read_parquet(out / "flows.parquet")
+    fct = read_fct(out / "fct.txt")
+    assert len(fct) == len(table) == 200
+    assert np.allclose(fct["fct_s"], table["fct_ack_s"], rtol=0, atol=1.01e-9)
+    assert np.allclose(fct["standalone_fct_s"], table["ideal_fct_ref_s"], rtol=0, atol=1.01e-9)
+    assert (table["ack_s"] > table["end_s"]).all()
+    assert (table["ideal_fct_ref_s"] >= table["ideal_fct_s"] + 2e-6 - 1e-12).all()
+    assert json.loads((out / "summary.json").read_text())["fct_txt_definition"] == "ns3"
+
+
+def test_compare_converts_to_the_simulators_definition_or_refuses(tmp_path: Path) -> None:
+    # A packet run directory beside an fct.txt of the simulator's definition (standing for the
+    # simulator's own file: outside any fairnet run directory) is converted to that
+    # definition, and says so; its percentiles then equal the fct.txt's (the same flows,
+    # ns rounding aside). A flow-level run cannot be converted (no ACK times): refused, exit 2.
+    p = _packet_scenario(tmp_path)
+    a = fairnet.run(p)
+    a.write(tmp_path / "a", fct_txt=True, fct_def="ns3")
+    ns3 = tmp_path / "ns3" / "fct.txt"
+    ns3.parent.mkdir()
+    ns3.write_text((tmp_path / "a" / "fct.txt").read_text())
+    out = tmp_path / "cmp"
+    r = run("compare", str(tmp_path / "a"), str(ns3), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "a: converted to the ns3 FCT definition" in r.stderr
+    doc = json.loads((out / "compare.json").read_text())
+    assert [(d["definition"], d["converted"]) for d in doc] == [("ns3", True), ("ns3", False)]
+    for x, y in zip(doc[0]["by_size"], doc[1]["by_size"], strict=True):
+        assert x["flows"] == y["flows"]
+        if x["flows"]:
+            assert abs(x["p50"] - y["p50"]) < 1e-3 * x["p50"]
+    # Under fairnet's definition the same run's small-flow median differs by more than 10%
+    # (the issue's measurement: the definitions alone move p50 by 9-18% and more in the
+    # tail; here the base-RTT ideal, over twice the one-way one, outweighs the ACK's trip).
+    fairnet_def = load_run(tmp_path / "a")
+    a_p50, ns3_p50 = fairnet_def.by_size[0]["p50"], doc[0]["by_size"][0]["p50"]
+    assert abs(a_p50 - ns3_p50) > 0.1 * ns3_p50, (a_p50, ns3_p50)
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    fairnet.run(tmp_path / "s.toml").write(tmp_path / "fluid")
+    bad = run("compare", str(tmp_path / "fluid"), str(ns3), "-o", str(out))
+    assert bad.returncode == 2
+    assert "fluid has the fairnet FCT definition and cannot be converted to ns3" in bad.stderr
+    assert "packet engine" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    fluid_ns3 = run(
+        "run", str(tmp_path / "s.toml"), "-o", str(out), "--fct-txt", "--fct-def", "ns3"
+    )
+    assert fluid_ns3.returncode == 2
+    assert "--fct-def ns3: needs the packet engine's ACK times" in fluid_ns3.stderr
+
+
+LOSSLESS = """
+name = "incast with PFC"
+[topology]
+kind = "star"
+n_hosts = 8
+buffer = "1MB"
+[workload]
+kind = "incast"
+senders = 7
+size = "500KB"
+[engine]
+kind = "packet"
+transport = "udp"
+lossless = true
+shared_buffer = { size = "1MB" }
+"""
+
+
+def test_lossless_run_writes_pfc_txt_and_pause_counters(tmp_path: Path) -> None:
+    # A 7-to-1 UDP incast at line rate into 1 MB of switch memory (the Rust test's case):
+    # with PFC nothing is dropped, the summary counts the pauses, links.parquet has them per
+    # link (only the senders' uplinks are paused), and pfc.txt lists every frame as the
+    # simulator writes it: `time_ns node node_type if_index type`, the paused ports being
+    # hosts (node type 0, their one device 1), pauses (1) and resumes (0) in time order.
+    (tmp_path / "s.toml").write_text(LOSSLESS)
+    out = tmp_path / "out"
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["links"]["drops"] == 0
+    assert summary["pfc"]["pauses"] > 0 and summary["pfc"]["paused_links"] == 7
+    links = pl.read_parquet(out / "links.parquet")
+    assert links["pfc_pauses_received"].sum() == summary["pfc"]["pauses"]
+    rows = [line.split() for line in (out / "pfc.txt").read_text().splitlines()]
+    assert sum(x[4] == "1" for x in rows) == summary["pfc"]["pauses"]
+    assert all(x[2] == "0" and x[3] == "1" and x[4] in ("0", "1") for x in rows)
+    times = [int(x[0]) for x in rows]
+    assert times == sorted(times)
+
+
+def test_bad_lossless_scenario_is_one_line_exit_2(tmp_path: Path) -> None:
+    # xon above xoff names the field; no traceback.
+    bad = LOSSLESS.replace(
+        'shared_buffer = { size = "1MB" }',
+        'shared_buffer = { size = "1MB" }\npfc = { xoff = "100KB", xon = "200KB" }',
+    )
+    (tmp_path / "s.toml").write_text(bad)
+    r = run("run", str(tmp_path / "s.toml"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 2
+    assert "packet config.pfc.xon: 200000B is above xoff 100000B" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

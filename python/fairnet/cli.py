@@ -256,6 +256,14 @@ def check(problem: Path, result: Path, tolerance: float | None) -> None:
     "--fct-txt", is_flag=True, help="Also write fct.txt in the HPCC ns-3 simulator's format."
 )
 @click.option(
+    "--fct-def",
+    type=click.Choice(["fairnet", "ns3"]),
+    default="fairnet",
+    show_default=True,
+    help="The FCT definition of fct.txt: fairnet's (last byte delivered; one-way ideal) or "
+    "the ns-3 simulator's (the sender's ACK of the last byte; base-RTT ideal; packet engine).",
+)
+@click.option(
     "--no-memory-check",
     is_flag=True,
     help="Run even if the estimated memory exceeds what the machine has.",
@@ -265,6 +273,7 @@ def run_cmd(
     output: Path | None,
     overrides: tuple[str, ...],
     fct_txt: bool,
+    fct_def: str,
     no_memory_check: bool,
 ) -> None:
     """Run a scenario (TOML or JSON), or rerun a run directory: Parquet flow table,
@@ -281,6 +290,7 @@ def run_cmd(
         overrides=overrides,
         output=outdir,
         fct_txt=fct_txt,
+        fct_def=fct_def,
         show_progress=True,
         memory_check=not no_memory_check,
         warn=_warn,
@@ -356,7 +366,16 @@ def schema_cmd(output: Path | None) -> None:
     help="Output directory.",
 )
 @click.option("--label", "labels", multiple=True, help="A name per run, in order (repeatable).")
-def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -> None:
+@click.option(
+    "--fct-def",
+    type=click.Choice(["fairnet", "ns3"]),
+    default=None,
+    help="Compare under this FCT definition (default: the runs' own if they agree, else the "
+    "ns-3 simulator's); runs are converted where they can be, refused where not.",
+)
+def compare_cmd(
+    runs: tuple[Path, ...], output: Path, labels: tuple[str, ...], fct_def: str | None
+) -> None:
     """Overlay runs (run directories or HPCC fct.txt files): slowdown by flow size."""
     from rich.table import Table
 
@@ -365,10 +384,11 @@ def compare_cmd(runs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -
     from fairnet.runner import SIZE_BINS, check_output_dir
 
     check_output_dir(output, "-o")
-    loaded, notes = compare(list(runs), output, list(labels) or None)
+    loaded, notes = compare(list(runs), output, list(labels) or None, fct_def)
     for note in notes:  # said, never refused: the overlay may still be what the user wants
         _warn(f"compare: {note}")
-    table = Table(title="FCT slowdown by flow size")
+    definition = loaded[0].definition if loaded else "fairnet"
+    table = Table(title=f"FCT slowdown by flow size ({definition} FCT definition)")
     for col in ("size", "run", "flows", *QUANTILES):
         table.add_column(col, justify="left" if col in ("size", "run") else "right")
     for i, (_, _, label) in enumerate(SIZE_BINS):

@@ -8,6 +8,17 @@ the HPCC ns-3 simulator (or ours, written with ``--fct-txt``), so a run of fairn
 beside the simulator's run of the same flow list. Slowdown is FCT over the ideal (standalone)
 FCT in both; the bins are :data:`fairnet.runner.SIZE_BINS`.
 
+Two definitions of both exist (:data:`fairnet.hpcc.FCT_DEFINITIONS`): fairnet's (the last
+byte delivered; a one-way ideal) and the simulator's, ``ns3`` (the sender's ACK of the last
+byte; a base-RTT ideal). They differ by the return trip and the ideal: for small flows by 10%
+to 2× at the median. Runs are never set side by side under two definitions:
+an ``fct.txt`` holds one (the simulator's, or the one its fairnet run directory's summary
+names), a packet run directory both (``slowdown`` and ``slowdown_ref``); when the runs' own
+definitions differ, every run is converted to the simulator's where it can be (a packet run
+directory), the conversion is said (:attr:`ComparedRun.converted`, a note), and a run that
+cannot be converted (an ``fct.txt`` of fairnet's definition, a run of another engine) is
+refused with the reason.
+
 Runs are compared, never refused: :func:`differences` says when run directories came from
 different fairnet versions (version, commit, Rust toolchain: their ``provenance.json``) or
 different scenarios (which fields of their ``scenario.json`` differ).
@@ -41,6 +52,10 @@ class ComparedRun:
     flows: int
     finished: int
     by_size: list[dict[str, Any]]
+    #: The FCT definition of ``by_size`` (``fairnet`` or ``ns3``).
+    definition: str = "fairnet"
+    #: Whether ``by_size`` was converted from the run's own definition.
+    converted: bool = False
     #: The busiest recorded queue (``link``, ``mean_bytes``, ``p5_bytes``, ``p95_bytes``, and
     #: its samples ``time_s``/``queue_bytes`` for the plot), or None without queues.parquet.
     queue: dict[str, Any] | None = None
@@ -48,11 +63,15 @@ class ComparedRun:
     provenance: dict[str, Any] | None = None
     #: A run directory's ``scenario.json`` (not written to ``compare.json``).
     scenario: dict[str, Any] | None = field(default=None, repr=False)
+    #: Flow sizes and, per definition the run holds, every flow's slowdown (NaN: unfinished).
+    sizes: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    slowdowns: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The run as written to ``compare.json``: without its scenario, and its queue's
-        statistics without the samples."""
-        doc = {k: v for k, v in self.__dict__.items() if k != "scenario"}
+        """The run as written to ``compare.json``: without its scenario and flows, and its
+        queue's statistics without the samples."""
+        hidden = ("scenario", "sizes", "slowdowns")
+        doc = {k: v for k, v in self.__dict__.items() if k not in hidden}
         if self.queue is not None:
             doc["queue"] = {
                 k: v for k, v in self.queue.items() if k not in ("time_s", "queue_bytes")
@@ -107,7 +126,12 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
 
         flows = pl.read_parquet(table)
         size = flows["size"].to_numpy()
-        slowdown = flows["slowdown"].fill_null(np.nan).to_numpy().astype(float)
+        slowdowns = {"fairnet": flows["slowdown"].fill_null(np.nan).to_numpy().astype(float)}
+        if "slowdown_ref" in flows.columns:
+            ref = flows["slowdown_ref"].fill_null(np.nan).to_numpy().astype(float)
+            if np.isfinite(ref).any():
+                slowdowns["ns3"] = ref
+        definition = "fairnet"
         name = label or path.name
         prov = _read_object(path / PROVENANCE_FILE)
         scenario = _read_object(path / "scenario.json")
@@ -116,21 +140,66 @@ def load_run(path: Path, label: str | None = None) -> ComparedRun:
 
         flows = read_fct(path)
         size = flows["size"].to_numpy()
-        slowdown = flows["slowdown"].to_numpy()
+        # The simulator's own file, unless a fairnet run directory's summary says otherwise.
+        summary = _read_object(path.parent / "summary.json") or {}
+        ours = path.name in (summary.get("files") or [])
+        definition = str(summary.get("fct_txt_definition", "fairnet")) if ours else "ns3"
+        slowdowns = {definition: flows["slowdown"].to_numpy()}
         name = label or (path.parent.name if path.name == "fct.txt" else path.stem)
         prov = scenario = None
     else:
         raise InputError(f"{path}: no such run directory or fct.txt")
+    slowdown = slowdowns[definition]
     return ComparedRun(
         label=name,
         source=str(path),
         flows=len(size),
         finished=int(np.isfinite(slowdown).sum()),
         by_size=slowdown_by_size(size, slowdown),
+        definition=definition,
+        sizes=size,
+        slowdowns=slowdowns,
         queue=_busiest_queue(path / "queues.parquet") if path.is_dir() else None,
         provenance=prov,
         scenario=scenario,
     )
+
+
+def unify_definitions(runs: list[ComparedRun], definition: str | None = None) -> list[str]:
+    """Puts every run under one FCT definition: ``definition`` if given, else the runs' own
+    when they agree, else the simulator's (``ns3``, the one every convertible run holds).
+    Converts where it can (in place) and returns a note per conversion; raises
+    :class:`InputError` with the reason for a run it cannot convert."""
+    from fairnet.hpcc import FCT_DEFINITIONS
+
+    if definition is not None and definition not in FCT_DEFINITIONS:
+        known = ", ".join(FCT_DEFINITIONS)
+        raise InputError(f"--fct-def: unknown definition {definition!r} (known: {known})")
+    own = {r.definition for r in runs}
+    target = definition or (own.pop() if len(own) == 1 else "ns3")
+    notes = []
+    for r in runs:
+        if r.definition == target:
+            continue
+        if target not in r.slowdowns:
+            why = (
+                "an fct.txt holds one definition (write it with --fct-def "
+                f"{target} or compare its run directory)"
+                if Path(r.source).is_file()
+                else "only the packet engine's runs record the ACK times it needs"
+            )
+            raise InputError(
+                f"compare: {r.label} has the {r.definition} FCT definition and cannot be "
+                f"converted to {target} ({FCT_DEFINITIONS[target]}): {why}"
+            )
+        s = r.slowdowns[target]
+        r.by_size = slowdown_by_size(r.sizes, s)
+        r.finished = int(np.isfinite(s).sum())
+        r.definition, r.converted = target, True
+        notes.append(
+            f"{r.label}: converted to the {target} FCT definition ({FCT_DEFINITIONS[target]})"
+        )
+    return notes
 
 
 def _busiest_queue(table: Path) -> dict[str, Any] | None:
@@ -249,18 +318,23 @@ td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}}</style>
 
 
 def compare(
-    paths: list[Path], outdir: Path, labels: list[str] | None = None
+    paths: list[Path],
+    outdir: Path,
+    labels: list[str] | None = None,
+    definition: str | None = None,
 ) -> tuple[list[ComparedRun], list[str]]:
-    """Loads the runs, writes ``compare.json``, ``compare.png``/``.svg`` and ``compare.html``
-    into ``outdir``, and returns the loaded runs and their :func:`differences`."""
+    """Loads the runs, puts them under one FCT definition (:func:`unify_definitions`),
+    writes ``compare.json``, ``compare.png``/``.svg`` and ``compare.html`` into ``outdir``,
+    and returns the loaded runs with the conversion notes and their :func:`differences`."""
     if not paths:
         raise InputError("compare: give at least one run directory or fct.txt")
     if labels and len(labels) != len(paths):
         raise InputError(f"--label: {len(labels)} labels for {len(paths)} runs")
     runs = [load_run(p, labels[i] if labels else None) for i, p in enumerate(paths)]
+    converted = unify_definitions(runs, definition)
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "compare.json").write_text(json.dumps([r.to_json() for r in runs], indent=1) + "\n")
-    notes = differences(runs)
+    notes = converted + differences(runs)
     png = _plot(runs, outdir)
     (outdir / "compare.html").write_text(_report(runs, png, notes, _plot_queues(runs, outdir)))
     return runs, notes

@@ -52,11 +52,33 @@ def write_flows(flows: pl.DataFrame, path: str | Path) -> Path:
     return path
 
 
-def fct_text(exact: dict[str, np.ndarray]) -> str:
-    """``fct.txt`` of a run, from its exact (picosecond) columns (``Results.exact``)."""
-    return _core.hpcc_fct_text(
-        *(exact[c] for c in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps"))
-    )
+#: The two definitions of a flow's FCT and of its ideal (``fairnet run --fct-def``), by name.
+FCT_DEFINITIONS: dict[str, str] = {
+    "fairnet": "FCT to the delivery of the last byte at the receiver; ideal FCT: the path's "
+    "one-way propagation plus the flow's wire bytes at its slowest link",
+    "ns3": "FCT to the sender's ACK of the last byte; ideal FCT: the pair's base RTT (two-way "
+    "propagation plus one payload per hop) plus the wire bytes at the slowest link (the HPCC "
+    "ns-3 simulator's qp_finish)",
+}
+
+
+def fct_text(exact: dict[str, np.ndarray], definition: str = "fairnet") -> str:
+    """``fct.txt`` of a run, from its exact (picosecond) columns (``Results.exact``), under
+    ``definition`` (:data:`FCT_DEFINITIONS`; ``ns3`` needs the packet engine's ACK times:
+    a flow without one, e.g. UDP, gets no line, as an unfinished flow)."""
+    if definition == "fairnet":
+        end, ideal = exact["end_ps"], exact["ideal_fct_ps"]
+    elif definition == "ns3":
+        end, ideal = exact["acked_end_ps"], exact["ideal_fct_ref_ps"]
+        if (exact["end_ps"] >= 0).any() and not (end >= 0).any():
+            raise InputError(
+                "--fct-def ns3: the run has no ACK times (only the packet engine's reliable "
+                "transports have them); use --fct-def fairnet"
+            )
+    else:
+        known = ", ".join(FCT_DEFINITIONS)
+        raise InputError(f"--fct-def: unknown definition {definition!r} (known: {known})")
+    return _core.hpcc_fct_text(*(exact[c] for c in ("src", "dst", "size", "start_ps")), end, ideal)
 
 
 def read_fct(path: str | Path) -> pl.DataFrame:

@@ -7,8 +7,11 @@ Output directory layout:
   ``fairnet run OUTDIR`` reruns it (:func:`relocate`),
 - ``flows.parquet`` — one row per flow: src, dst, size, weight, tag, start/end/fct/ideal (s),
   slowdown, and the FCT under the ideal weighted max-min allocation (``maxmin_fct_s``: the
-  flow-level engine on the same flows and paths); the rounds engine adds ``rate_bps`` and
-  ``oracle_rate_bps``,
+  flow-level engine on the same flows and paths); the packet engine also the HPCC ns-3
+  simulator's definitions (``ack_s``: the sender held the ACK of the last byte, ``fct_ack_s``,
+  ``ideal_fct_ref_s``: its standalone FCT, ``slowdown_ref = fct_ack_s / ideal_fct_ref_s``;
+  NaN for the other engines and for flows without ACKs); the rounds engine adds ``rate_bps``
+  and ``oracle_rate_bps``,
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, simulated time, events, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
@@ -20,7 +23,11 @@ Output directory layout:
   events/s, the scenario's hash and seed); every other data file repeats bit for bit for the
   same scenario and seed,
 - ``links.parquet`` — packet engine: per link (id, endpoints, capacity) the bytes sent,
-  utilization, drops, ECN marks, largest and mean queue,
+  utilization, drops, ECN marks, largest and mean queue, PFC pauses sent and received and
+  time paused (``pfc_pauses_sent``, ``pfc_pauses_received``, ``pfc_paused_s``),
+- ``pfc.txt`` — lossless packet runs: every PFC frame as it took effect, in the HPCC ns-3
+  simulator's format (``time_ns node node_type if_index type``, type 1 pause, 0 resume);
+  ``summary.json``'s ``pfc``: pauses, paused links, the longest paused time,
 - ``rates.parquet`` — when recorded (flow engine: ``engine.rate_interval``; packet engine:
   ``engine.record``): every active flow's rate at each sample time (``time_s``, ``flow``,
   ``rate_bps``: the flow engine's allocated rate, the packet engine's wire throughput over the
@@ -31,7 +38,9 @@ Output directory layout:
   (:mod:`fairnet.model`); ``summary.json`` then has a ``model`` block,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
 - ``report.html`` — a self-contained page (plots inlined) that opens offline,
-- ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`).
+- ``fct.txt`` — with ``--fct-txt``: the HPCC ns-3 simulator's FCT file (:mod:`fairnet.hpcc`),
+  under fairnet's definition (the default) or the simulator's (``--fct-def ns3``); the
+  summary's ``fct_txt_definition`` says which.
 
 A directory holds one run's outputs: ``summary.json`` (written last) lists them under
 ``files``, and a new run into the same directory first removes the files the previous run's
@@ -594,6 +603,8 @@ class Results:
     #: What made this run (:mod:`fairnet.provenance`): versions, command line, start and
     #: wall-clock time, the scenario's hash and seed; written to ``provenance.json``.
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: A lossless packet run's PFC frames in the HPCC ns-3 simulator's ``pfc.txt`` format.
+    pfc_txt: str | None = None
 
     @property
     def rates(self) -> pl.DataFrame | None:
@@ -629,9 +640,10 @@ class Results:
 
         return pl.from_arrow(self.flows_arrow)  # type: ignore[return-value]
 
-    def write(self, outdir: str | Path, *, fct_txt: bool = False) -> Path:
+    def write(self, outdir: str | Path, *, fct_txt: bool = False, fct_def: str = "fairnet") -> Path:
         """Writes scenario.json, flows.parquet, summary.json, plots and report.html; with
-        ``fct_txt`` also the HPCC simulator's ``fct.txt`` (see :mod:`fairnet.hpcc`). The files
+        ``fct_txt`` also the HPCC simulator's ``fct.txt`` under the FCT definition ``fct_def``
+        (:data:`fairnet.hpcc.FCT_DEFINITIONS`; see :mod:`fairnet.hpcc`). The files
         of an earlier run in ``outdir`` (those its summary.json lists) are removed first; the
         new summary.json lists this run's files (``summary["files"]``)."""
         import pyarrow.parquet as pq
@@ -649,8 +661,9 @@ class Results:
         if fct_txt:
             from fairnet.hpcc import fct_text
 
-            (outdir / "fct.txt").write_text(fct_text(self.exact))
+            (outdir / "fct.txt").write_text(fct_text(self.exact, fct_def))
             files.append("fct.txt")
+            self.summary["fct_txt_definition"] = fct_def
         # Relative user files re-expressed from the run directory: it reruns itself.
         scenario = relocate(self.scenario, self.base_dir, outdir)
         (outdir / "scenario.json").write_text(json.dumps(scenario, indent=1) + "\n")
@@ -659,6 +672,9 @@ class Results:
         files.append("flows.parquet")
         table("rates.parquet", self.rates_arrow)
         table("links.parquet", self.links_arrow)
+        if self.pfc_txt is not None:
+            (outdir / "pfc.txt").write_text(self.pfc_txt)
+            files.append("pfc.txt")
         table("queues.parquet", self.queues_arrow)
         png = None
         if self.summary["finished"]:
@@ -710,6 +726,7 @@ def run(
     overrides: Overrides = (),
     output: str | Path | None = None,
     fct_txt: bool = False,
+    fct_def: str = "fairnet",
     show_progress: bool = False,
     memory_check: bool = True,
     warn: Warn | None = None,
@@ -717,18 +734,25 @@ def run(
     """Runs a scenario (a TOML or JSON file's path, a run directory — which reruns that run —
     or a dict of the same structure) and returns its
     :class:`Results`; with ``output`` also writes every output file there (``fct_txt``: the
-    HPCC simulator's ``fct.txt`` too). ``show_progress``: progress on stderr for long runs,
-    and Ctrl-C returns (and writes) what finished instead of raising. ``memory_check``: refuse
-    a run that would not fit in memory (:func:`check_memory`). ``warn`` receives the warnings
-    made before the run (default: :func:`warnings.warn`)."""
+    HPCC simulator's ``fct.txt`` too, under ``fct_def``). ``show_progress``: progress on
+    stderr for long runs, and Ctrl-C returns (and writes) what finished instead of raising.
+    ``memory_check``: refuse a run that would not fit in memory (:func:`check_memory`).
+    ``warn`` receives the warnings made before the run (default: :func:`warnings.warn`)."""
     doc, base_dir = prepare(scenario, overrides)
+    if fct_def not in ("fairnet", "ns3"):
+        raise InputError(f"--fct-def: unknown definition {fct_def!r} (known: fairnet, ns3)")
+    kind = (doc.get("engine") or {}).get("kind", "flow")
+    if fct_txt and fct_def == "ns3" and kind != "packet":
+        raise InputError(
+            f"--fct-def ns3: needs the packet engine's ACK times (engine.kind is {kind!r})"
+        )
     if output is not None:
         check_output_dir(Path(output))  # before the run, so nothing computed is lost
     results = run_document(
         doc, base_dir, show_progress=show_progress, memory_check=memory_check, warn=warn
     )
     if output is not None:
-        results.write(output, fct_txt=fct_txt)
+        results.write(output, fct_txt=fct_txt, fct_def=fct_def)
     return results
 
 
@@ -776,6 +800,8 @@ def run_document(
             "start_ps",
             "end_ps",
             "ideal_fct_ps",
+            "acked_end_ps",
+            "ideal_fct_ref_ps",
             "maxmin_end_ps",
             "rate_bps",
             "oracle_rate_bps",
@@ -794,6 +820,20 @@ def run_document(
     cols["slowdown"] = np.divide(
         cols["fct_s"], ideal, out=np.full(len(ideal), np.nan), where=finished & (ideal > 0)
     )
+    # The HPCC ns-3 simulator's definitions (packet engine; NaN where there is no ACK time).
+    acked = cols["acked_end_ps"] >= 0
+    ack_s = np.where(acked, cols["acked_end_ps"] / 1e12, np.nan)
+    fct_ack_s = np.where(acked, (cols["acked_end_ps"] - cols["start_ps"]) / 1e12, np.nan)
+    ideal_ref = cols["ideal_fct_ref_ps"] / 1e12
+    has_ref = ideal_ref > 0
+    ref_cols = {
+        "ack_s": ack_s,
+        "fct_ack_s": fct_ack_s,
+        "ideal_fct_ref_s": np.where(has_ref, ideal_ref, np.nan),
+        "slowdown_ref": np.divide(
+            fct_ack_s, ideal_ref, out=np.full(len(ideal_ref), np.nan), where=acked & has_ref
+        ),
+    }
     rounds_cols = (
         {"rate_bps": cols["rate_bps"], "oracle_rate_bps": cols["oracle_rate_bps"]}
         if out["engine"] == "rounds"
@@ -813,10 +853,23 @@ def run_document(
             "ideal_fct_s": cols["ideal_fct_s"],
             "slowdown": cols["slowdown"],
             "maxmin_fct_s": cols["maxmin_fct_s"],
+            **ref_cols,
             **rounds_cols,
         }
     )
-    exact = {k: cols[k] for k in ("src", "dst", "size", "start_ps", "end_ps", "ideal_fct_ps")}
+    exact = {
+        k: cols[k]
+        for k in (
+            "src",
+            "dst",
+            "size",
+            "start_ps",
+            "end_ps",
+            "ideal_fct_ps",
+            "acked_end_ps",
+            "ideal_fct_ref_ps",
+        )
+    }
     rates = out.pop("rates")
     rate_cols: dict[str, Any] = {
         "time_s": rates["time_ps"] / 1e12,
@@ -846,6 +899,13 @@ def run_document(
     # that reached its stop_at with flows unfinished is not partial; `complete` says so.
     summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
+    pfc_txt = out.pop("pfc_txt", None)
+    if pfc_txt is not None:
+        summary["pfc"] = {
+            "pauses": int(links["pfc_pauses_received"].sum()),
+            "paused_links": int((links["pfc_pauses_received"] > 0).sum()),
+            "max_paused_s": float(links["pfc_paused_s"].max()) if len(links["link"]) else 0.0,
+        }
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     model_arrow = None
     if "model" in out:
@@ -873,6 +933,7 @@ def run_document(
         queues_arrow=queues_table,
         base_dir=base_dir,
         provenance=prov,
+        pfc_txt=pfc_txt,
     )
 
 

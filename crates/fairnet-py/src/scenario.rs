@@ -90,6 +90,14 @@ fn run_scenario<'py>(
         col_i(&|r| r.ideal_fct.0 as i64).into_pyarray(py),
     )?;
     d.set_item(
+        "acked_end_ps",
+        col_i(&|r| r.acked_end.map_or(-1, |e| e.0 as i64)).into_pyarray(py),
+    )?;
+    d.set_item(
+        "ideal_fct_ref_ps",
+        col_i(&|r| r.ideal_fct_ref.0 as i64).into_pyarray(py),
+    )?;
+    d.set_item(
         "maxmin_end_ps",
         out.maxmin_end
             .iter()
@@ -126,6 +134,16 @@ fn run_scenario<'py>(
         "mean_queue_bytes",
         col_x(&|r| r.mean_queue_bytes).into_pyarray(py),
     )?;
+    links.set_item(
+        "pfc_pauses_sent",
+        col_u(&|r| r.pfc_pauses_sent as i64).into_pyarray(py),
+    )?;
+    links.set_item(
+        "pfc_pauses_received",
+        col_u(&|r| r.pfc_pauses_received as i64).into_pyarray(py),
+    )?;
+    links.set_item("pfc_paused_s", col_x(&|r| r.pfc_paused_s).into_pyarray(py))?;
+    d.set_item("pfc_txt", out.pfc_txt.as_deref())?;
     d.set_item("links", links)?;
     d.set_item("maxmin_rates", rate_samples(py, &out.maxmin_rates)?)?;
     // Rounds engine only: final and oracle rates (NaN for the other engines).

@@ -23,6 +23,27 @@ pub fn ideal_fct(topo: &Topology, path: &[LinkId], wire: Bytes, fixed: Time) -> 
     Time(fixed.0 + prop) + slowest.tx_time(wire)
 }
 
+/// The HPCC ns-3 simulator's standalone FCT of a flow (`qp_finish` in its `third.cc`): the
+/// pair's base RTT — twice the path's one-way propagation delay plus one full payload (`mtu`
+/// bytes, headers not counted) serialized at every hop of the path — plus the flow's `wire`
+/// bytes at the path's slowest link. The simulator ends a flow when the sender holds the ACK
+/// of its last byte, so its ideal counts the return trip that [`ideal_fct`] (one way, to the
+/// delivery of the last byte) does not. The simulator rounds each term down to whole
+/// nanoseconds; this is exact in picoseconds.
+pub fn reference_ideal_fct(topo: &Topology, path: &[LinkId], wire: Bytes, mtu: u64) -> Time {
+    let prop: u64 = path.iter().map(|&l| topo.link(l).delay.0).sum();
+    let per_hop: u64 = path
+        .iter()
+        .map(|&l| topo.link(l).capacity.tx_time(Bytes(mtu)).0)
+        .sum();
+    let slowest = path
+        .iter()
+        .map(|&l| topo.link(l).capacity)
+        .min()
+        .expect("a path has a link");
+    Time(2 * prop + per_hop) + slowest.tx_time(wire)
+}
+
 /// Slowdown: actual over ideal FCT (≥ 1 up to rounding).
 pub fn slowdown(fct: Time, ideal: Time) -> f64 {
     fct.0 as f64 / ideal.0.max(1) as f64
@@ -92,6 +113,36 @@ mod tests {
     use super::*;
     use crate::topo::{fat_tree, FatTreeSpec, LinkSpec};
     use crate::units::Rate;
+
+    #[test]
+    fn reference_ideal_fct_counts_the_base_rtt() {
+        // A k = 4 fat-tree at 100 Gb/s and 1 µs per link; an inter-pod path has 6 links. A
+        // 10,000-byte flow in 1,000-byte packets with 48-byte headers is 10,480 wire bytes.
+        // fairnet: 6 µs one way + 10,480 B at 100 Gb/s (838.4 ns) = 6.8384 µs. The reference:
+        // base RTT 2·6 µs + 6 hops × 1,000 B at 100 Gb/s (80 ns each) = 12.48 µs, plus the
+        // same 838.4 ns: 13.3184 µs.
+        let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000));
+        let topo = fat_tree(FatTreeSpec {
+            k: 4,
+            host_link: link,
+            fabric_link: link,
+            oversubscription: 1,
+        })
+        .unwrap();
+        let routing = crate::topo::Routing::new(&topo);
+        let hosts = topo.hosts();
+        let path = routing
+            .path(hosts[0], hosts[15], crate::topo::PathSelector::First)
+            .unwrap();
+        assert_eq!(path.len(), 6);
+        let wire = wire_bytes(Bytes(10_000), 1000, 48);
+        assert_eq!(wire, Bytes(10_480));
+        assert_eq!(ideal_fct(&topo, &path, wire, Time::ZERO), Time(6_838_400));
+        assert_eq!(
+            reference_ideal_fct(&topo, &path, wire, 1000),
+            Time(13_318_400)
+        );
+    }
 
     #[test]
     fn rack_core_links_of_a_fat_tree() {

@@ -28,6 +28,8 @@ mod tests_control;
 mod tests_guests;
 #[cfg(test)]
 mod tests_packet;
+#[cfg(test)]
+mod tests_pfc;
 
 pub use agent::{AgentImpl, PortAgentConfig};
 pub use cc::CcImpl;

@@ -31,7 +31,7 @@ use super::qdisc::QdiscConfig;
 use super::shim::HostShimKind;
 use super::PortAgentConfig;
 use crate::engine::packet::{
-    ControlConfig, EngineConfig, HostNic, QdelaySignal, RecordConfig, RoutingMode,
+    ControlConfig, EngineConfig, HostNic, PfcConfig, QdelaySignal, RecordConfig, RoutingMode,
     SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
 };
 use crate::error::{Error, Result};
@@ -215,6 +215,11 @@ pub struct PacketConfig {
     /// A buffer shared by the egress ports of each switch, on top of each port's own limit
     /// (the link's `buffer`). Default none: ports have only their own buffers.
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Lossless switches with priority flow control (default false; needs `shared_buffer`;
+    /// [`PfcConfig`]).
+    pub lossless: bool,
+    /// PFC thresholds (used with `lossless = true`).
+    pub pfc: PfcConfig,
     /// WVCC's parameters (used with `host_shim = "wvcc"`).
     pub wvcc: WvccConfig,
     /// AC/DC's parameters (used with `host_shim = "acdc"`).
@@ -246,6 +251,8 @@ impl Default for PacketConfig {
             pfabric: PfabricConfig::default(),
             rcp: RcpConfig::default(),
             shared_buffer: None,
+            lossless: false,
+            pfc: PfcConfig::default(),
             timely: TimelyConfig::default(),
             control: ControlConfig::default(),
             sperc: SPercPacketConfig::default(),
@@ -325,6 +332,7 @@ impl PacketConfig {
             record: self.record,
             control: self.control,
             shared_buffer: self.shared_buffer,
+            pfc: self.lossless.then_some(self.pfc),
             two_way_control: self.two_way_control(),
         }
     }
@@ -365,6 +373,21 @@ impl PacketConfig {
             return Err(Error::invalid(at("udp_rate"), "must be positive"));
         }
         self.qdisc.validate()?;
+        if self.lossless {
+            // Schemes that recover from (or are built on) drops cannot run lossless.
+            let dropper = match (&self.qdisc, self.transport) {
+                (QdiscConfig::Pfabric, _) => Some("qdisc `pfabric` evicts packets"),
+                (QdiscConfig::May(_), _) => Some("qdisc `may` acts by dropping"),
+                (_, TransportKind::Pfabric) => Some("transport `pfabric` relies on drops"),
+                _ => None,
+            };
+            if let Some(why) = dropper {
+                return Err(Error::invalid(
+                    at("lossless"),
+                    format!("{why}, which a lossless fabric never has: use another scheme"),
+                ));
+            }
+        }
         self.soze.validate(&at("soze"))?;
         self.hpcc.validate(&at("hpcc"))?;
         self.delay_aimd.validate(&at("delay_aimd"))?;

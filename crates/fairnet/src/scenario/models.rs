@@ -289,6 +289,7 @@ pub fn model_output(run: ModelRun) -> RunOutput {
         maxmin_rates: Vec::new(),
         queues,
         model: Some(run),
+        pfc_txt: None,
     }
 }
 

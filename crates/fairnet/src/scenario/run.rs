@@ -10,12 +10,13 @@ use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::metrics::{ideal_fct, wire_bytes};
+use crate::metrics::{ideal_fct, reference_ideal_fct, wire_bytes};
 use crate::registry::rounds::run_rounds;
 use crate::registry::PacketSim;
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::hpcc::write_pfc;
 use crate::workload::routed_problem;
 use crate::workload::FlowSpec;
 use std::path::Path;
@@ -43,6 +44,12 @@ pub struct RunRow {
     pub end: Option<Time>,
     /// Ideal FCT alone on the empty network ([`crate::metrics::ideal_fct`]).
     pub ideal_fct: Time,
+    /// Packet engine: when the sender held the ACK of the last byte (the HPCC ns-3
+    /// simulator's end of a flow), if it did; `None` for the other engines.
+    pub acked_end: Option<Time>,
+    /// Packet engine: the HPCC ns-3 simulator's standalone FCT
+    /// ([`crate::metrics::reference_ideal_fct`]); zero for the other engines.
+    pub ideal_fct_ref: Time,
     /// Rounds engine: the flow's final sending rate, bits/s.
     pub rate: Option<f64>,
     /// Rounds engine: the oracle's max-min rate, bits/s.
@@ -72,6 +79,13 @@ pub struct LinkRow {
     pub max_queue_bytes: u64,
     /// Time-averaged queue, bytes.
     pub mean_queue_bytes: f64,
+    /// PFC (lossless runs): pause frames the link's far end sent for it, pause frames its
+    /// sending port received, and the time it had some priority paused, seconds.
+    pub pfc_pauses_sent: u64,
+    /// See `pfc_pauses_sent`.
+    pub pfc_pauses_received: u64,
+    /// See `pfc_pauses_sent`.
+    pub pfc_paused_s: f64,
 }
 
 /// What a run produced.
@@ -114,6 +128,9 @@ pub struct RunOutput {
     pub queues: Vec<QueueSample>,
     /// A model run's outputs (model engine only).
     pub model: Option<ModelRun>,
+    /// A lossless packet run's PFC frames in the HPCC ns-3 simulator's `pfc.txt` format
+    /// ([`crate::workload::hpcc::write_pfc`]).
+    pub pfc_txt: Option<String>,
 }
 
 /// Runs `flows` on `topo` with the scenario's engine.
@@ -140,6 +157,8 @@ pub fn run_with_progress(
         start,
         end,
         ideal_fct: ideal,
+        acked_end: None,
+        ideal_fct_ref: Time::ZERO,
         rate: None,
         oracle_rate: None,
     };
@@ -196,6 +215,7 @@ pub fn run_with_progress(
                 failure: None,
                 queues: Vec::new(),
                 model: None,
+                pfc_txt: None,
             })
         }
         EngineSpec::Packet(cfg) => {
@@ -221,13 +241,13 @@ pub fn run_with_progress(
             for (i, (f, rec)) in flows.iter().zip(&r.flows).enumerate() {
                 let sel = cfg.routing.data_selector(cfg.seed, i as u64);
                 let path = routing.path(f.src, f.dst, sel.unwrap_or(PathSelector::First))?;
-                let ideal = ideal_fct(
-                    topo,
-                    &path,
-                    wire_bytes(f.size, cfg.mtu.0, cfg.header.0),
-                    Time::ZERO,
-                );
-                rows.push(row(f, rec.end, rec.start, ideal));
+                let wire = wire_bytes(f.size, cfg.mtu.0, cfg.header.0);
+                let ideal = ideal_fct(topo, &path, wire, Time::ZERO);
+                rows.push(RunRow {
+                    acked_end: rec.acked,
+                    ideal_fct_ref: reference_ideal_fct(topo, &path, wire, cfg.mtu.0),
+                    ..row(f, rec.end, rec.start, ideal)
+                });
                 paths.push(path);
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
@@ -285,6 +305,9 @@ pub fn run_with_progress(
                         } else {
                             0.0
                         },
+                        pfc_pauses_sent: l.pfc_pauses_sent,
+                        pfc_pauses_received: l.pfc_pauses_received,
+                        pfc_paused_s: l.pfc_paused_time.as_secs_f64(),
                     }
                 })
                 .collect();
@@ -320,6 +343,9 @@ pub fn run_with_progress(
                 maxmin_rates,
                 failure,
                 model: None,
+                pfc_txt: cfg.lossless.then(|| {
+                    write_pfc(topo, r.pfc_frames.iter().map(|f| (f.time, f.link, f.pause)))
+                }),
             })
         }
     }
@@ -382,6 +408,8 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
             start: Time::ZERO,
             end: None,
             ideal_fct: Time::ZERO,
+            acked_end: None,
+            ideal_fct_ref: Time::ZERO,
             rate: Some(o.rates[i]),
             oracle_rate: Some(o.oracle[i]),
         })
@@ -443,6 +471,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         failure: None,
         queues: Vec::new(),
         model: None,
+        pfc_txt: None,
     }
 }
 

@@ -172,6 +172,19 @@ transport = "dctcp"
         let fct = r.end.unwrap() - r.start;
         assert!(fct >= r.ideal_fct, "fct {fct} below ideal {}", r.ideal_fct);
     }
+    // Both end points and both ideals: the sender holds the last ACK after the receiver held
+    // the last byte (by at least the ACK's propagation back over the dumbbell's 3 links, 3 µs
+    // at the default 1 µs per link), and the simulator's ideal adds the base RTT's return
+    // propagation and one payload per hop to fairnet's: it is above it by at least 3 µs.
+    for r in &out.rows {
+        let (end, acked) = (r.end.unwrap(), r.acked_end.unwrap());
+        assert!(acked >= end + Time::from_us(3), "ack {acked} vs end {end}");
+        assert!(
+            acked - r.start >= r.ideal_fct_ref,
+            "ack-based fct below the reference's ideal"
+        );
+        assert!(r.ideal_fct_ref >= r.ideal_fct + Time::from_us(3));
+    }
 }
 
 #[test]

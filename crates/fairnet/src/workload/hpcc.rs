@@ -1,6 +1,7 @@
 //! The HPCC ns-3 simulator's flow list and `fct.txt` (Li et al., SIGCOMM 2019; the
 //! `alibaba-edu/High-Precision-Congestion-Control` simulator that Söze and many later papers
-//! build on), so a user can bring an ns-3 setup and compare results line by line.
+//! build on), so a user can bring an ns-3 setup and compare results (under one FCT definition:
+//! see below).
 //!
 //! **Flow list** (`flow.txt`, read by the simulator's `third.cc`): a first line with the number
 //! of flows, then one flow per line:
@@ -25,13 +26,15 @@
 //!
 //! `sip dip sport dport size start_ns fct_ns standalone_fct_ns`, the addresses as 8 hex digits
 //! (node `n` has address `0x0b000001 + (n / 256) << 16 + (n % 256) << 8`, the simulator's
-//! `node_id_to_ip`). fairnet writes its ideal FCT ([`crate::metrics::ideal_fct`]) as the
-//! standalone FCT, source ports `10000 + flow index` (unique per flow, as the simulator's are
+//! `node_id_to_ip`). The simulator's FCT ends at the sender's ACK of the last byte and its
+//! standalone FCT is [`crate::metrics::reference_ideal_fct`]; fairnet writes either that
+//! definition or its own (the receiver's last byte, [`crate::metrics::ideal_fct`]), as the
+//! caller chooses (the runner's `--fct-def`), source ports `10000 + flow index` (unique per flow, as the simulator's are
 //! per host) and destination port 100.
 
 use super::FlowSpec;
 use crate::error::{Error, Result};
-use crate::ids::NodeId;
+use crate::ids::{LinkId, NodeId};
 use crate::topo::Topology;
 use crate::units::{Bytes, Time};
 use std::fmt::Write;
@@ -199,6 +202,37 @@ pub struct FctLine {
     pub fct: Time,
     /// FCT alone on the empty network.
     pub standalone_fct: Time,
+}
+
+/// Writes the simulator's `pfc.txt` (its `get_pfc` trace in `third.cc`): one PFC frame per
+/// line as it reaches the port it pauses or resumes, `time_ns node node_type if_index type`
+/// — node type 0 for a host, 1 for a switch; `if_index` the port's place among its node's
+/// out-links plus one (the simulator numbers a node's devices from 1 in the order its links
+/// are read from the topology file, which for a topology read from that file is this order);
+/// type 1 for a pause, 0 for a resume. `frames`: `(time, link, pause)` in time order.
+pub fn write_pfc(
+    topo: &Topology,
+    frames: impl IntoIterator<Item = (Time, LinkId, bool)>,
+) -> String {
+    let mut out = String::new();
+    for (time, link, pause) in frames {
+        let node = topo.link(link).src;
+        let index = topo
+            .out_links(node)
+            .iter()
+            .position(|&l| l == link)
+            .map_or(0, |i| i + 1);
+        let _ = writeln!(
+            out,
+            "{} {} {} {} {}",
+            time.0 / Time::NS,
+            node.0,
+            u8::from(!topo.is_host(node)),
+            index,
+            u8::from(pause)
+        );
+    }
+    out
 }
 
 /// Writes `fct.txt` lines for the finished flows: `(flow index, src, dst, size, start, end,

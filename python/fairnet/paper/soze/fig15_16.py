@@ -23,8 +23,10 @@ per flow. The three schemes on the same flows (same seed):
 - Every scheme sends ACKs ahead of data at every port (``ack_first``: HPCC's ns-3 simulator, which
   Söze's builds on, gives ACKs the highest priority).
 - HPCC: §5's settings (W_AI = 80 B, maxStage = 5, η = 95%) with INT at every port;
-- DCQCN: the engine's reaction point (``docs/packet-engine.md``: parameters from the DCQCN paper
-  as we recall them) with RED/ECN marking at DCQCN's K_min = 5 KB, K_max = 200 KB, P_max = 1%.
+- DCQCN: the engine's reaction point, default preset ``dcqcn_paper`` (the DCQCN paper's
+  algorithm and values as we recall them; ``docs/systems/soze.md`` says why this preset and
+  what ``hpcc_ns3_paper`` changes) with RED/ECN marking at DCQCN's K_min = 5 KB,
+  K_max = 200 KB, P_max = 1%.
 
 Slowdown is the FCT over the flow's FCT alone on an idle network (the runner's ``slowdown``
 column), binned by :data:`fairnet.runner.SIZE_BINS` through

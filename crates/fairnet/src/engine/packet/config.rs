@@ -244,6 +244,57 @@ pub struct SharedBufferConfig {
     pub alpha: Option<f64>,
 }
 
+/// Priority flow control (IEEE 802.1Qbb) over a lossless switch memory (`lossless = true`,
+/// thresholds in `[engine.pfc]`), as the HPCC ns-3 simulator's switch MMU computes it
+/// (`switch-mmu.cc`, thresholds set in `third.cc`).
+///
+/// Each switch accounts the bytes it holds per *ingress* port (the link a packet arrived on)
+/// and priority (the packet's `priority`, modulo 8): the first `reserve` bytes, then shared
+/// bytes up to the pause threshold, then up to `headroom` bytes. An ingress priority is paused
+/// (a PFC frame to the upstream port) when it holds headroom bytes or its shared bytes reach
+/// the threshold, and resumed when its headroom is empty and its shared bytes are zero or
+/// `xon_offset` below the threshold (static: at most `xon`). A packet is dropped only when the
+/// headroom is full too. The threshold is static (`xoff`) or dynamic: the switch's free shared
+/// memory (`shared_buffer.size` less every port's headroom and reserve and the shared bytes in
+/// use) shifted right by `alpha_shift`, one less for each doubling of the port's rate above the
+/// hosts' NIC rate (the reference's `pfc_a_shift`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PfcConfig {
+    /// Static pause threshold of an ingress priority's shared bytes; omit for the dynamic one.
+    pub xoff: Option<Bytes>,
+    /// Static resume threshold (with `xoff`; default `xoff` less `xon_offset`).
+    pub xon: Option<Bytes>,
+    /// Dynamic threshold: free shared memory >> `alpha_shift` (default 3, i.e. 1/8: the
+    /// reference's `shift`).
+    pub alpha_shift: u8,
+    /// Dynamic threshold: resume once shared bytes + this ≤ the threshold (default 3 KiB, the
+    /// reference's `resume_offset`).
+    pub xon_offset: Bytes,
+    /// Bytes per ingress port and priority held before the shared pool (default 4 KiB, the
+    /// reference's `reserve`).
+    pub reserve: Bytes,
+    /// Headroom per ingress port; default 3 × its link's rate × delay (the reference's
+    /// `third.cc`).
+    pub headroom: Option<Bytes>,
+    /// A PFC frame's bytes on the wire (default 64 B, a minimum Ethernet frame).
+    pub frame: Bytes,
+}
+
+impl Default for PfcConfig {
+    fn default() -> PfcConfig {
+        PfcConfig {
+            xoff: None,
+            xon: None,
+            alpha_shift: 3,
+            xon_offset: Bytes(3 * 1024),
+            reserve: Bytes(4 * 1024),
+            headroom: None,
+            frame: Bytes(64),
+        }
+    }
+}
+
 /// Default payload per packet: 1000 B, as Söze §5 ("NS-3 simulator setup") uses.
 pub const DEFAULT_MTU: Bytes = Bytes(1000);
 /// Default header: 48 B (the HPCC ns-3 simulator's Ethernet + IP + UDP + custom header size).
@@ -292,6 +343,9 @@ pub struct EngineConfig {
     pub control: ControlConfig,
     /// A buffer shared by the egress ports of each switch.
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// Lossless switches with priority flow control (`lossless = true`; needs
+    /// `shared_buffer`).
+    pub pfc: Option<PfcConfig>,
     /// Reflected control packets take the exact reverse of their data path and are handed to
     /// [`super::PortAgent::on_reverse`] of each link they cross back (the flow's ACKs take
     /// that reversed path too).
@@ -319,6 +373,7 @@ impl Default for EngineConfig {
             record: None,
             control: ControlConfig::default(),
             shared_buffer: None,
+            pfc: None,
             two_way_control: false,
         }
     }
@@ -394,6 +449,65 @@ impl EngineConfig {
             }
         }
         self.control.validate(&at("control"))?;
+        if let Some(pfc) = &self.pfc {
+            let Some(sb) = &self.shared_buffer else {
+                return Err(Error::invalid(
+                    at("lossless"),
+                    "needs shared_buffer (the switch memory the lossless MMU accounts)",
+                ));
+            };
+            if self.routing == RoutingMode::Spray {
+                return Err(Error::invalid(
+                    at("lossless"),
+                    "PFC accounts each packet to the port it came in on, which spraying does \
+                     not keep: use routing = \"ecmp\", \"host_pair\" or \"first\"",
+                ));
+            }
+            if let Some(xoff) = pfc.xoff {
+                if xoff > sb.size {
+                    return Err(Error::invalid(
+                        at("pfc.xoff"),
+                        format!(
+                            "{xoff} is above the switch buffer (shared_buffer.size {})",
+                            sb.size
+                        ),
+                    ));
+                }
+                if let Some(xon) = pfc.xon {
+                    if xon > xoff {
+                        return Err(Error::invalid(
+                            at("pfc.xon"),
+                            format!("{xon} is above xoff {xoff}"),
+                        ));
+                    }
+                }
+            } else if pfc.xon.is_some() {
+                return Err(Error::invalid(
+                    at("pfc.xon"),
+                    "needs xoff (a static threshold); the dynamic one resumes at xon_offset",
+                ));
+            }
+            if pfc.alpha_shift > 16 {
+                return Err(Error::invalid(
+                    at("pfc.alpha_shift"),
+                    format!("must be at most 16, got {}", pfc.alpha_shift),
+                ));
+            }
+            if pfc.frame.0 == 0 {
+                return Err(Error::invalid(at("pfc.frame"), "must be positive"));
+            }
+            if let Some(h) = pfc.headroom {
+                if h > sb.size {
+                    return Err(Error::invalid(
+                        at("pfc.headroom"),
+                        format!(
+                            "{h} is above the switch buffer (shared_buffer.size {})",
+                            sb.size
+                        ),
+                    ));
+                }
+            }
+        }
         if self.two_way_control && self.routing == RoutingMode::Spray {
             return Err(Error::invalid(
                 at("two_way_control"),

@@ -33,6 +33,9 @@ pub enum Event {
     /// Host `0`'s shim may want its timer ([`super::HostShim::on_timer`]; checked against the
     /// time its shim asks for, as `Control`).
     ShimTimer(u32),
+    /// A PFC frame arrives at the upstream end of a link: `link << 4 | priority << 1 | pause`
+    /// ([`super::config::PfcConfig`]).
+    Pfc(u32),
 }
 
 const TAG_SHIFT: u32 = 60;
@@ -52,6 +55,7 @@ impl Packed for Event {
             Event::Weight(i) => (6, i),
             Event::Control(f) => (7, f),
             Event::ShimTimer(h) => (8, h),
+            Event::Pfc(x) => (9, x),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -68,7 +72,8 @@ impl Packed for Event {
             5 => Event::DelAck(lo),
             6 => Event::Weight(lo),
             7 => Event::Control(lo),
-            _ => Event::ShimTimer(lo),
+            8 => Event::ShimTimer(lo),
+            _ => Event::Pfc(lo),
         }
     }
 }
@@ -91,6 +96,7 @@ mod tests {
             Event::Control(u32::MAX),
             Event::ShimTimer(u32::MAX),
             Event::ShimTimer(0),
+            Event::Pfc(u32::MAX),
         ] {
             assert_eq!(Event::unpack(ev.pack()), ev);
         }

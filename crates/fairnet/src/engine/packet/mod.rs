@@ -31,8 +31,8 @@ pub mod udp;
 
 pub use cc::{AckInfo, CcContext, CongestionControl};
 pub use config::{
-    ControlConfig, EngineConfig, HostNic, QdelaySignal, QueueRecord, RecordConfig, RoutingMode,
-    SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
+    ControlConfig, EngineConfig, HostNic, PfcConfig, QdelaySignal, QueueRecord, RecordConfig,
+    RoutingMode, SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
 };
 pub use host::{HostShim, ShimControl};
 pub use pkt::{
@@ -41,6 +41,8 @@ pub use pkt::{
 };
 pub use port::{PortAgent, PortView};
 pub use qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
-pub use records::{Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample};
+pub use records::{
+    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, PfcFrame, QueueSample,
+};
 pub use scheme::{FlowPaths, PortInfo, SchemeSet, Transport};
 pub use sim::PacketSim;

@@ -213,6 +213,9 @@ pub(crate) struct Port<Q, A> {
     pub lpf: Option<QdelayLpf>,
     /// `ack_first`: ACKs waiting, sent ahead of the queueing discipline's packets.
     pub acks: std::collections::VecDeque<PacketId>,
+    /// PFC: the priorities (bit `p`) the far end has paused; while any is, the port serves
+    /// only its control packets and the ACKs ahead of the discipline.
+    pub pfc_paused: u8,
 }
 
 impl<Q: Qdisc, A> Port<Q, A> {

@@ -21,6 +21,9 @@ pub struct FlowRecord {
     pub end: Option<Time>,
     /// Flow completion time, `end - start`.
     pub fct: Option<Time>,
+    /// Time the sender held the ACK of the last byte (`None`: not yet, or no ACKs: UDP) —
+    /// the HPCC ns-3 simulator's end of a flow (`QpComplete`).
+    pub acked: Option<Time>,
     /// Bytes delivered to the receiver in order so far (UDP: bytes received).
     pub delivered: u64,
     /// Payload bytes the sender sent more than once.
@@ -31,6 +34,20 @@ pub struct FlowRecord {
     pub fast_retransmits: u64,
     /// The flow spec's tag.
     pub tag: u32,
+}
+
+/// A PFC frame as it took effect at the upstream end of `link` (the pause time series; the
+/// HPCC ns-3 simulator's `pfc.txt` lists the same events).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PfcFrame {
+    /// Arrival time at the paused (or resumed) port.
+    pub time: Time,
+    /// The link whose sending end is paused or resumed.
+    pub link: LinkId,
+    /// The priority.
+    pub priority: u8,
+    /// Pause (true) or resume.
+    pub pause: bool,
 }
 
 /// One directed link's counters.
@@ -61,6 +78,15 @@ pub struct LinkRecord {
     /// Integral of the queue length over time up to the end of the run, in byte·picoseconds;
     /// the difference of two snapshots divided by the time between them is the mean queue.
     pub queue_integral: u128,
+    /// PFC: pause frames the link's far end sent for it (as an ingress port).
+    #[serde(default)]
+    pub pfc_pauses_sent: u64,
+    /// PFC: pause frames that reached the link's sending port.
+    #[serde(default)]
+    pub pfc_pauses_received: u64,
+    /// PFC: time the sending port had some priority paused, up to the end of the run.
+    #[serde(default)]
+    pub pfc_paused_time: Time,
 }
 
 /// Wire bytes of every packet injected by a host, by fate. A run fails unless
@@ -112,6 +138,9 @@ pub struct PacketResults {
     pub peak_packets: usize,
     /// Events still pending.
     pub pending_events: usize,
+    /// PFC frames as they took effect, in time order (empty unless lossless).
+    #[serde(default)]
+    pub pfc_frames: Vec<PfcFrame>,
 }
 
 /// One sample of a flow ([`super::config::RecordConfig`]).

@@ -247,6 +247,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 wire_tail: NO_PACKET,
                 lpf: cfg.qdelay_lpf.map(QdelayLpf::new),
                 acks: VecDeque::new(),
+                pfc_paused: 0,
             });
         }
 
@@ -298,6 +299,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 sleep_until: u64::MAX,
                 finished: false,
                 end: None,
+                acked: None,
                 rto_event_at: u64::MAX,
                 ctrl_event_at: u64::MAX,
                 delack: DelAck::default(),
@@ -319,6 +321,27 @@ impl<S: SchemeSet> PacketSim<S> {
                 events.push(t, Event::ShimTimer(h as u32));
             }
         }
+        // Lossless switches: the memory decides admission, so no port of a switch may refuse
+        // a packet before it.
+        let pfc = match (cfg.pfc, cfg.shared_buffer) {
+            (Some(pfc), Some(sb)) => {
+                for (i, l) in topo.links().iter().enumerate() {
+                    if !topo.is_host(l.src) && l.buffer < sb.size {
+                        return Err(Error::invalid(
+                            format!("link {i}"),
+                            format!(
+                                "buffer {} is below shared_buffer.size {} (with lossless = \
+                                 true the switch memory decides admission: give switch links \
+                                 at least the switch's buffer)",
+                                l.buffer, sb.size
+                            ),
+                        ));
+                    }
+                }
+                Some(Box::new(pfc::Pfc::new(topo, pfc, sb.size.0)?))
+            }
+            _ => None,
+        };
         let switch_mem = if cfg.shared_buffer.is_some() {
             vec![SwitchMemory::default(); n_nodes]
         } else {
@@ -351,6 +374,8 @@ impl<S: SchemeSet> PacketSim<S> {
             weight_changes: Vec::new(),
             rev_link,
             shim_out: Vec::new(),
+            pfc,
+            halted: false,
         })
     }
 }

@@ -26,12 +26,13 @@
 //! The files, by responsibility: `build` (construction), `run` (the event loop), `nic` (the
 //! host NIC and data packets), `ports` (forwarding, admission, service, arrival),
 //! `transport` (delivery, receivers, ACKs, the senders' timers), `control` (control
-//! packets), `report` (samples, invariants, results); this file holds the state and the
-//! public controls.
+//! packets), `pfc` (lossless switches, pause frames, deadlocks), `report` (samples,
+//! invariants, results); this file holds the state and the public controls.
 
 mod build;
 mod control;
 mod nic;
+mod pfc;
 mod ports;
 mod report;
 mod run;
@@ -93,6 +94,8 @@ struct FlowState<C> {
     sleep_until: u64,
     finished: bool,
     end: Option<Time>,
+    /// When the sender held the ACK of its last byte (reliable transports).
+    acked: Option<Time>,
     rto_event_at: u64,
     /// Time of the pending `Control` event (`u64::MAX`: none).
     ctrl_event_at: u64,
@@ -243,6 +246,10 @@ pub struct PacketSim<S: SchemeSet> {
     rev_link: Vec<u32>,
     /// Scratch list for [`HostShim::on_timer`] (kept to reuse its allocation).
     shim_out: Vec<ShimControl>,
+    /// Lossless switches and PFC ([`super::config::EngineConfig::pfc`]).
+    pfc: Option<Box<pfc::Pfc>>,
+    /// The run stopped for good (a PFC deadlock): the run loops return.
+    halted: bool,
 }
 
 impl<S: SchemeSet> PacketSim<S> {

@@ -60,8 +60,18 @@ impl<S: SchemeSet> PacketSim<S> {
             self.port_try_start(now, p);
             return;
         }
+        // Lossless switches: the memory admits data by ingress port (`pfc`), in place of the
+        // shared buffer's egress admission below.
+        let lossless = self.pfc.is_some() && !port.host_nic && kind == PacketKind::Data;
+        if lossless && !self.pfc_admits(p, id) {
+            let port = &mut self.ports[p as usize];
+            drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
+            return;
+        }
+        let port = &mut self.ports[p as usize];
         let before = port.qdisc.bytes();
         let shared = match self.cfg.shared_buffer {
+            Some(sb) if lossless => Some(sb.size.0),
             Some(sb) if !port.host_nic => {
                 let mem = self.switch_mem[port.node.idx()].used;
                 let wire = self.pool.get(id).wire as u64;
@@ -93,6 +103,10 @@ impl<S: SchemeSet> PacketSim<S> {
                 }
             }
         }
+        if lossless {
+            self.pfc_add(now, p, id);
+        }
+        let port = &mut self.ports[p as usize];
         port.account_queue(now, before);
         if port.qdisc.bytes() > port.buffer.0 {
             self.c.buffer_violations += 1;
@@ -155,6 +169,9 @@ impl<S: SchemeSet> PacketSim<S> {
                 let id = if let Some(id) = port.acks.pop_front() {
                     id
                 } else {
+                    if port.pfc_paused != 0 {
+                        return; // PFC: the far end's resume starts the port again
+                    }
                     let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
                         return;
                     };
@@ -167,7 +184,9 @@ impl<S: SchemeSet> PacketSim<S> {
                 id
             }
         };
+        let lossless = self.pfc.is_some() && !port.host_nic && ctrl.is_none();
         let pkt = self.pool.get_mut(id);
+        let lossless = lossless && pkt.kind == PacketKind::Data;
         let mut qd = hop_qdelay(self.cfg.qdelay_signal, now, pkt, port, port.qdisc.bytes());
         if let Some(lpf) = port.lpf.as_mut() {
             qd = lpf.sample(now, qd);
@@ -201,6 +220,9 @@ impl<S: SchemeSet> PacketSim<S> {
         if !port.wake_pending && (port.host_nic || port.waiting() > 0) {
             port.wake_pending = true;
             self.events.push(Time(port.busy_until), Event::PortFree(p));
+        }
+        if lossless {
+            self.pfc_remove(now, p, id);
         }
     }
 

@@ -72,6 +72,9 @@ impl<S: SchemeSet> PacketSim<S> {
     /// The records so far; errors if an invariant is violated (byte conservation, a queue
     /// above its buffer, an event scheduled in the past, an unroutable packet).
     pub fn results(&self) -> Result<PacketResults> {
+        if let Some(msg) = self.pfc.as_ref().and_then(|f| f.deadlock.as_ref()) {
+            return Err(Error::invalid("packet engine", msg));
+        }
         self.check_invariants()?;
         Ok(self.records())
     }
@@ -158,6 +161,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     start: f.spec.start,
                     end: f.end,
                     fct: f.end.map(|e| e - f.spec.start),
+                    acked: f.acked,
                     delivered: match &f.receiver {
                         Receiver::Tcp(r) => r.rcv_nxt(),
                         Receiver::Udp { received } => *received,
@@ -172,9 +176,11 @@ impl<S: SchemeSet> PacketSim<S> {
         let links = self
             .ports
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let q = p.qdisc.bytes();
                 let s = &p.stats;
+                let pfc = self.pfc.as_deref();
                 LinkRecord {
                     link: p.link,
                     tx_packets: s.tx_packets,
@@ -188,6 +194,11 @@ impl<S: SchemeSet> PacketSim<S> {
                     queue_bytes: q,
                     queue_integral: s.queue_integral
                         + q as u128 * (now.0.saturating_sub(s.queue_last)) as u128,
+                    pfc_pauses_sent: pfc.map_or(0, |f| f.pauses_sent[i]),
+                    pfc_pauses_received: pfc.map_or(0, |f| f.pauses_received[i]),
+                    pfc_paused_time: Time(
+                        pfc.map_or(0, |f| f.paused_time_to(i, now.0, p.pfc_paused != 0)),
+                    ),
                 }
             })
             .collect();
@@ -203,6 +214,10 @@ impl<S: SchemeSet> PacketSim<S> {
             packet_hops: self.c.packet_hops,
             peak_packets: self.pool.capacity(),
             pending_events: self.events.len(),
+            pfc_frames: self
+                .pfc
+                .as_ref()
+                .map_or_else(Vec::new, |f| f.frames.clone()),
         }
     }
 }

@@ -14,6 +14,9 @@ impl<S: SchemeSet> PacketSim<S> {
                 self.sample_before(now.0);
             }
             self.handle(now.0, ev);
+            if self.halted {
+                return self.results();
+            }
         }
         self.events.advance_to(t);
         self.sample_before(t.0.saturating_add(1));
@@ -41,6 +44,9 @@ impl<S: SchemeSet> PacketSim<S> {
                         self.sample_before(now.0);
                     }
                     self.handle(now.0, ev);
+                    if self.halted {
+                        return self.results();
+                    }
                     handled += 1;
                     if handled & (Progress::EVERY - 1) == 0
                         && !progress.update(now, self.events.popped(), self.finished as u64)
@@ -119,6 +125,7 @@ impl<S: SchemeSet> PacketSim<S> {
             }
             Event::Control(f) => self.on_control_event(now, f),
             Event::ShimTimer(h) => self.on_shim_timer_event(now, h),
+            Event::Pfc(word) => self.on_pfc_frame(now, word),
         }
     }
 }

@@ -27,6 +27,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     );
                     if s.done() && !fl.finished {
                         fl.finished = true;
+                        fl.acked = Some(Time(now));
                         self.finished += 1;
                         self.send_fin(now, f);
                     }
