@@ -428,9 +428,55 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
             "by_size": bins,
         },
         "fairness": _fairness(cols),
+        "deadlines": _deadlines(cols),
         "counters": dict(out["counters"]),
         **_rounds_summary(cols, out),
     }
+
+
+def _deadline_columns(cols: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The flow table's deadline columns, when any flow has a deadline: ``deadline_s``
+    (relative to the start; null without one) and ``deadline_missed`` (null without a deadline
+    or when undecided: unfinished, and the run stopped before the deadline). The definition is
+    the core's (``fairnet::metrics::deadline_missed``): missed iff the flow ends after start +
+    deadline."""
+    import pyarrow as pa
+
+    has = cols["deadline_ps"] >= 0
+    if not has.any():
+        return {}
+    missed = cols["deadline_missed"]
+    return {
+        "deadline_s": pa.array(cols["deadline_ps"] / 1e12, mask=~has),
+        "deadline_missed": pa.array(missed == 1, mask=missed < 0),
+    }
+
+
+def _deadlines(cols: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """Deadline misses over the flows with a deadline (None when no flow has one):
+    ``miss_ratio`` = missed / decided, a flow decided when it finished or the run stopped at or
+    after its deadline."""
+    with_deadline = int((cols["deadline_ps"] >= 0).sum())
+    if not with_deadline:
+        return None
+    missed = int((cols["deadline_missed"] == 1).sum())
+    decided = int((cols["deadline_missed"] >= 0).sum())
+    return {
+        "flows": with_deadline,
+        "decided": decided,
+        "missed": missed,
+        "miss_ratio": missed / decided if decided else None,
+    }
+
+
+def _deadlines_html(d: dict[str, Any] | None) -> str:
+    if not d:
+        return ""
+    ratio = "-" if d["miss_ratio"] is None else f"{d['miss_ratio']:.4f}"
+    return (
+        f"<p>Deadlines: {d['flows']} flows with a deadline, {d['decided']} decided, "
+        f"{d['missed']} missed (miss ratio {ratio}).</p>"
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -559,6 +605,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 {summary["simulated_seconds"] * 1e3:.3f} ms simulated in {prov["wall_seconds"]:.2f} s
 ({summary["events"]} events).</p>
 {_fairness_html(summary.get("fairness", {}))}
+{_deadlines_html(summary.get("deadlines"))}
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}
@@ -779,6 +826,8 @@ def run_document(
             "maxmin_end_ps",
             "rate_bps",
             "oracle_rate_bps",
+            "deadline_ps",
+            "deadline_missed",
         )
     }
     if out["engine"] == "rounds":
@@ -813,6 +862,7 @@ def run_document(
             "ideal_fct_s": cols["ideal_fct_s"],
             "slowdown": cols["slowdown"],
             "maxmin_fct_s": cols["maxmin_fct_s"],
+            **_deadline_columns(cols),
             **rounds_cols,
         }
     )

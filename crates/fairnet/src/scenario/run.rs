@@ -47,6 +47,16 @@ pub struct RunRow {
     pub rate: Option<f64>,
     /// Rounds engine: the oracle's max-min rate, bits/s.
     pub oracle_rate: Option<f64>,
+    /// The flow's deadline relative to its start, if it has one (`FlowSpec::deadline`).
+    pub deadline: Option<Time>,
+}
+
+impl RunRow {
+    /// Whether the flow missed its deadline in a run that stopped at `run_end`
+    /// ([`crate::metrics::deadline_missed`]: `None` without a deadline, or undecided).
+    pub fn deadline_missed(&self, run_end: Time) -> Option<bool> {
+        crate::metrics::deadline_missed(self.start, self.deadline, self.end, run_end)
+    }
 }
 
 /// One link's counters over a packet-level run (the `links.parquet` table).
@@ -142,6 +152,7 @@ pub fn run_with_progress(
         ideal_fct: ideal,
         rate: None,
         oracle_rate: None,
+        deadline: f.deadline,
     };
     let changes = s.weight_schedule(flows.len())?;
     match &s.engine {
@@ -161,6 +172,8 @@ pub fn run_with_progress(
                 .map(|(i, f)| RunRow {
                     rate: Some(o.rates[i]),
                     oracle_rate: Some(o.oracle[i]),
+                    // Flows never end in a rounds run: no deadline is met or missed.
+                    deadline: None,
                     ..row(f, None, f.start, Time::ZERO)
                 })
                 .collect();
@@ -384,6 +397,7 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
             ideal_fct: Time::ZERO,
             rate: Some(o.rates[i]),
             oracle_rate: Some(o.oracle[i]),
+            deadline: None,
         })
         .collect();
     Ok(rounds_output(rows, &o, t0))

@@ -698,3 +698,45 @@ fn memory_estimate_counts_flows_and_recorded_series_before_building_them() {
     );
     assert_eq!(e.total_bytes(), e.flow_bytes + e.record_bytes);
 }
+
+#[test]
+fn deadline_misses_are_counted_from_each_flows_end() {
+    // Three 1 MB flows on disjoint host pairs of a 1 Gb/s star (flow engine, no headers): each
+    // alone on its links, so each ends 8 ms + 2 µs of propagation after it starts. Flow 0's
+    // deadline (20 ms) is met, flow 1's (5 ms) missed, flow 2 has none. Stopped at 6 ms
+    // instead, flow 1 has missed (unfinished at its deadline) and flow 0 is undecided.
+    let text = r#"
+[topology]
+kind = "star"
+n_hosts = 6
+rate = "1Gbps"
+delay = "1us"
+[workload]
+kind = "flows"
+flows = [
+  { src = 0, dst = 1, size = "1MB", deadline = "20ms" },
+  { src = 2, dst = 3, size = "1MB", deadline = "5ms" },
+  { src = 4, dst = 5, size = "1MB" },
+]
+[engine]
+kind = "flow"
+"#;
+    let s = from_toml(text).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    let missed: Vec<_> = out
+        .rows
+        .iter()
+        .map(|r| r.deadline_missed(out.end_time))
+        .collect();
+    assert_eq!(missed, vec![Some(false), Some(true), None]);
+    assert_eq!(crate::metrics::deadline_miss_ratio(missed), Some(0.5));
+    let s = from_toml(&format!("stop_at = \"6ms\"\n{text}")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    let missed: Vec<_> = out
+        .rows
+        .iter()
+        .map(|r| r.deadline_missed(out.end_time))
+        .collect();
+    assert_eq!(missed, vec![None, Some(true), None]);
+}
