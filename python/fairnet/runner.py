@@ -469,6 +469,33 @@ def _deadlines(cols: dict[str, np.ndarray]) -> dict[str, Any] | None:
     }
 
 
+def _slices_summary(
+    cols: dict[str, np.ndarray], slices: list[dict[str, Any]] | None
+) -> list[dict[str, Any]] | None:
+    """Per Uranus slice (``[[slices]]``; None without): its declaration, its flows (by tag),
+    how many finished, their mean FCT and, for flows with deadlines, the miss ratio."""
+    if not slices:
+        return None
+    out = []
+    for s in slices:
+        member = np.isin(cols["tag"], s["tags"])
+        fct = cols["fct_s"][member]
+        missed = cols["deadline_missed"][member]
+        decided = int((missed >= 0).sum())
+        out.append(
+            {
+                "name": s["name"],
+                "objective": s["objective"],
+                "weight": s["weight"],
+                "flows": int(member.sum()),
+                "finished": int(np.isfinite(fct).sum()),
+                "mean_fct_s": float(np.nanmean(fct)) if np.isfinite(fct).any() else None,
+                "deadline_miss_ratio": int((missed == 1).sum()) / decided if decided else None,
+            }
+        )
+    return out
+
+
 def _deadlines_html(d: dict[str, Any] | None) -> str:
     if not d:
         return ""
@@ -896,6 +923,7 @@ def run_document(
     # that reached its stop_at with flows unfinished is not partial; `complete` says so.
     summary["partial"] = interrupted or summary["failure"] is not None
     summary["links"] = _links_summary(links)
+    summary["slices"] = _slices_summary(cols, resolved.get("slices"))
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     model_arrow = None
     if "model" in out:

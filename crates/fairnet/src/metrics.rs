@@ -130,10 +130,16 @@ mod tests {
         // at 2.5 ms is undecided; no deadline is never counted.
         let (start, d) = (Time::from_ms(1), Some(Time::from_ms(2)));
         let run_end = Time::from_ms(10);
-        assert_eq!(deadline_missed(start, d, Some(Time::from_ms(3)), run_end), Some(false));
+        assert_eq!(
+            deadline_missed(start, d, Some(Time::from_ms(3)), run_end),
+            Some(false)
+        );
         let late = Some(Time(Time::from_ms(3).0 + 1));
         assert_eq!(deadline_missed(start, d, late, run_end), Some(true));
-        assert_eq!(deadline_missed(start, d, None, Time::from_ms(3)), Some(true));
+        assert_eq!(
+            deadline_missed(start, d, None, Time::from_ms(3)),
+            Some(true)
+        );
         assert_eq!(deadline_missed(start, d, None, Time(2_500_000_000)), None);
         assert_eq!(deadline_missed(start, None, late, run_end), None);
         // 1 missed of 3 decided; the undecided and deadline-free flows are not counted.

@@ -176,12 +176,9 @@ impl SchemeSet for Builtin {
                 ctx.base_rtt,
                 &cfg.d2tcp,
             )),
-            TransportKind::L2dct => CcImpl::L2dct(L2dct::new(
-                mss,
-                init_cwnd,
-                cfg.tcp.dctcp_g,
-                &cfg.l2dct,
-            )),
+            TransportKind::L2dct => {
+                CcImpl::L2dct(L2dct::new(mss, init_cwnd, cfg.tcp.dctcp_g, &cfg.l2dct))
+            }
             TransportKind::Reno => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
             TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
             TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),

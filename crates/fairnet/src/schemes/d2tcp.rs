@@ -86,13 +86,7 @@ impl D2tcpConfig {
 /// The deadline imminence factor `d = T_c / D` capped to `[cfg.d_min, cfg.d_max]` (D2TCP
 /// §4.1), with `T_c = remaining / (3/4 · cwnd)` round trips of `rtt` and `D = time_left`.
 /// `time_left ≤ 0` (deadline passed) gives the upper cap.
-pub fn imminence(
-    remaining: u64,
-    cwnd: u64,
-    rtt: Time,
-    time_left: f64,
-    cfg: &D2tcpConfig,
-) -> f64 {
+pub fn imminence(remaining: u64, cwnd: u64, rtt: Time, time_left: f64, cfg: &D2tcpConfig) -> f64 {
     if time_left <= 0.0 {
         return cfg.d_max;
     }
@@ -229,7 +223,10 @@ mod tests {
             ..D2tcpConfig::default()
         };
         let e = bad.validate("packet config.d2tcp").unwrap_err().to_string();
-        assert!(e.contains("packet config.d2tcp.d_min") && e.contains("1.5"), "{e}");
+        assert!(
+            e.contains("packet config.d2tcp.d_min") && e.contains("1.5"),
+            "{e}"
+        );
         let bad = D2tcpConfig {
             d_max: 0.5,
             ..D2tcpConfig::default()

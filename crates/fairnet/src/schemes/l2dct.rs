@@ -190,7 +190,11 @@ mod tests {
             full_service: Bytes(0),
             ..L2dctConfig::default()
         };
-        assert!(bad.validate(at).unwrap_err().to_string().contains(".full_service"));
+        assert!(bad
+            .validate(at)
+            .unwrap_err()
+            .to_string()
+            .contains(".full_service"));
     }
 
     #[test]
