@@ -437,9 +437,82 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
             "by_size": bins,
         },
         "fairness": _fairness(cols),
+        "deadlines": _deadlines(cols),
         "counters": dict(out["counters"]),
         **_rounds_summary(cols, out),
     }
+
+
+def _deadline_columns(cols: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The flow table's deadline columns, when any flow has a deadline: ``deadline_s``
+    (relative to the start; null without one) and ``deadline_missed`` (null without a deadline
+    or when undecided: unfinished, and the run stopped before the deadline). The definition is
+    the core's (``fairnet::metrics::deadline_missed``): missed iff the flow ends after start +
+    deadline."""
+    import pyarrow as pa
+
+    has = cols["deadline_ps"] >= 0
+    if not has.any():
+        return {}
+    missed = cols["deadline_missed"]
+    return {
+        "deadline_s": pa.array(cols["deadline_ps"] / 1e12, mask=~has),
+        "deadline_missed": pa.array(missed == 1, mask=missed < 0),
+    }
+
+
+def _deadlines(cols: dict[str, np.ndarray]) -> dict[str, Any] | None:
+    """Deadline misses over the flows with a deadline (None when no flow has one):
+    ``miss_ratio`` = missed / decided, a flow decided when it finished or the run stopped at or
+    after its deadline."""
+    with_deadline = int((cols["deadline_ps"] >= 0).sum())
+    if not with_deadline:
+        return None
+    missed = int((cols["deadline_missed"] == 1).sum())
+    decided = int((cols["deadline_missed"] >= 0).sum())
+    return {
+        "flows": with_deadline,
+        "decided": decided,
+        "missed": missed,
+        "miss_ratio": missed / decided if decided else None,
+    }
+
+
+def _slices_summary(
+    cols: dict[str, np.ndarray], slices: list[dict[str, Any]] | None
+) -> list[dict[str, Any]] | None:
+    """Per Uranus slice (``[[slices]]``; None without): its declaration, its flows (by tag),
+    how many finished, their mean FCT and, for flows with deadlines, the miss ratio."""
+    if not slices:
+        return None
+    out = []
+    for s in slices:
+        member = np.isin(cols["tag"], s["tags"])
+        fct = cols["fct_s"][member]
+        missed = cols["deadline_missed"][member]
+        decided = int((missed >= 0).sum())
+        out.append(
+            {
+                "name": s["name"],
+                "objective": s["objective"],
+                "weight": s["weight"],
+                "flows": int(member.sum()),
+                "finished": int(np.isfinite(fct).sum()),
+                "mean_fct_s": float(np.nanmean(fct)) if np.isfinite(fct).any() else None,
+                "deadline_miss_ratio": int((missed == 1).sum()) / decided if decided else None,
+            }
+        )
+    return out
+
+
+def _deadlines_html(d: dict[str, Any] | None) -> str:
+    if not d:
+        return ""
+    ratio = "-" if d["miss_ratio"] is None else f"{d['miss_ratio']:.4f}"
+    return (
+        f"<p>Deadlines: {d['flows']} flows with a deadline, {d['decided']} decided, "
+        f"{d['missed']} missed (miss ratio {ratio}).</p>"
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -568,6 +641,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 {summary["simulated_seconds"] * 1e3:.3f} ms simulated in {prov["wall_seconds"]:.2f} s
 ({summary["events"]} events).</p>
 {_fairness_html(summary.get("fairness", {}))}
+{_deadlines_html(summary.get("deadlines"))}
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}
@@ -805,6 +879,8 @@ def run_document(
             "maxmin_end_ps",
             "rate_bps",
             "oracle_rate_bps",
+            "deadline_ps",
+            "deadline_missed",
         )
     }
     if out["engine"] == "rounds":
@@ -854,6 +930,7 @@ def run_document(
             "slowdown": cols["slowdown"],
             "maxmin_fct_s": cols["maxmin_fct_s"],
             **ref_cols,
+            **_deadline_columns(cols),
             **rounds_cols,
         }
     )
@@ -906,6 +983,7 @@ def run_document(
             "paused_links": int((links["pfc_pauses_received"] > 0).sum()),
             "max_paused_s": float(links["pfc_paused_s"].max()) if len(links["link"]) else 0.0,
         }
+    summary["slices"] = _slices_summary(cols, resolved.get("slices"))
     summary["convergence"] = _convergence(rates, out.pop("maxmin_rates"))
     model_arrow = None
     if "model" in out:

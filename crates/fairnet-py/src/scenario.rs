@@ -106,6 +106,15 @@ fn run_scenario<'py>(
             .into_pyarray(py),
     )?;
     d.set_item(
+        "deadline_ps",
+        col_i(&|r| r.deadline.map_or(-1, |t| t.0 as i64)).into_pyarray(py),
+    )?;
+    // 1 missed, 0 met, -1 no deadline or undecided (fairnet::metrics::deadline_missed).
+    d.set_item(
+        "deadline_missed",
+        col_i(&|r| r.deadline_missed(out.end_time).map_or(-1, i64::from)).into_pyarray(py),
+    )?;
+    d.set_item(
         "weight",
         out.rows
             .iter()

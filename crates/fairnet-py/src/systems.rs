@@ -280,6 +280,36 @@ fn uranus_fig3<'py>(py: Python<'py>, n_background: usize) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// Fig. 3(b) on the packet engine (`fairnet::systems::uranus::fig3::fig3b_packet`): Uranus's
+/// scheduler every `slot_s`, WVCC over DCTCP guests, goodput over `[warmup_s, end_s]`. Returns
+/// the goodputs, the oracle's target rates (payload bit/s), the weights, the ratios and the
+/// per-slot distance from the target.
+#[pyfunction]
+fn uranus_fig3_packet<'py>(
+    py: Python<'py>,
+    slot_s: f64,
+    warmup_s: f64,
+    end_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use fairnet::systems::uranus::fig3;
+    use fairnet::units::Time;
+    let t = |s: f64| Time((s * 1e12).round() as u64);
+    let r = py
+        .detach(|| fig3::fig3b_packet(t(slot_s), t(warmup_s), t(end_s)))
+        .map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("rates", r.rates.to_vec())?;
+    d.set_item("target", r.target.to_vec())?;
+    d.set_item("weights", r.weights.to_vec())?;
+    d.set_item("a1_to_a2", r.a1_to_a2())?;
+    d.set_item("a_to_b", r.a_to_b())?;
+    d.set_item("slots", r.report.slots)?;
+    d.set_item("max_sum_error", r.report.max_sum_error)?;
+    d.set_item("target_jain_mean", r.report.target_jain_mean)?;
+    d.set_item("target_rel_error_mean", r.report.target_rel_error_mean)?;
+    Ok(d)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 /// The rounds engine on one explicit instance (`fairnet::registry::rounds::run_rounds`):
 /// capacities (b/s), paths as a CSR pair (each path in the order the control packet crosses
@@ -331,6 +361,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(soze_scaling, m)?)?;
     m.add_function(wrap_pyfunction!(sperc_convergence, m)?)?;
     m.add_function(wrap_pyfunction!(uranus_fig3, m)?)?;
+    m.add_function(wrap_pyfunction!(uranus_fig3_packet, m)?)?;
     m.add_function(wrap_pyfunction!(rounds_instance, m)?)?;
     Ok(())
 }

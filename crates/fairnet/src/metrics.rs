@@ -49,6 +49,36 @@ pub fn slowdown(fct: Time, ideal: Time) -> f64 {
     fct.0 as f64 / ideal.0.max(1) as f64
 }
 
+/// Whether a flow missed its deadline: `deadline` is relative to `start`, `end` the flow's last
+/// delivered byte (`None`: not finished when the run stopped at `run_end`). A flow misses iff
+/// it ends after `start + deadline`; one unfinished when the run stopped at or after its
+/// deadline has missed it too. `None` when the flow has no deadline, or is unfinished and the
+/// run stopped before its deadline (undecided).
+pub fn deadline_missed(
+    start: Time,
+    deadline: Option<Time>,
+    end: Option<Time>,
+    run_end: Time,
+) -> Option<bool> {
+    let due = start + deadline?;
+    match end {
+        Some(end) => Some(end > due),
+        None if run_end >= due => Some(true),
+        None => None,
+    }
+}
+
+/// The deadline miss ratio over decided flows (Uranus §5.2, D2TCP §5): missed / (missed +
+/// met), from [`deadline_missed`]'s outcomes; `None` when no flow is decided.
+pub fn deadline_miss_ratio(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<f64> {
+    let (mut decided, mut missed) = (0usize, 0usize);
+    for m in outcomes.into_iter().flatten() {
+        decided += 1;
+        missed += usize::from(m);
+    }
+    (decided > 0).then(|| missed as f64 / decided as f64)
+}
+
 /// Jain's fairness index of `x` (1 = all equal); with `target`, of `x_i / target_i`, the index
 /// against a target allocation such as the oracle's weighted max-min rates.
 pub fn jain_index(x: &[f64], target: Option<&[f64]>) -> f64 {
@@ -142,6 +172,31 @@ mod tests {
             reference_ideal_fct(&topo, &path, wire, 1000),
             Time(13_318_400)
         );
+    }
+
+    #[test]
+    fn a_deadline_is_missed_iff_the_flow_ends_after_start_plus_deadline() {
+        // Start 1 ms, deadline 2 ms: due at 3 ms. Ending at 3 ms exactly meets it; 1 ps later
+        // misses it; unfinished at a run end of 3 ms has missed it (its end is later); unfinished
+        // at 2.5 ms is undecided; no deadline is never counted.
+        let (start, d) = (Time::from_ms(1), Some(Time::from_ms(2)));
+        let run_end = Time::from_ms(10);
+        assert_eq!(
+            deadline_missed(start, d, Some(Time::from_ms(3)), run_end),
+            Some(false)
+        );
+        let late = Some(Time(Time::from_ms(3).0 + 1));
+        assert_eq!(deadline_missed(start, d, late, run_end), Some(true));
+        assert_eq!(
+            deadline_missed(start, d, None, Time::from_ms(3)),
+            Some(true)
+        );
+        assert_eq!(deadline_missed(start, d, None, Time(2_500_000_000)), None);
+        assert_eq!(deadline_missed(start, None, late, run_end), None);
+        // 1 missed of 3 decided; the undecided and deadline-free flows are not counted.
+        let ratio = deadline_miss_ratio([Some(true), Some(false), None, Some(false)]);
+        assert!((ratio.unwrap() - 1.0 / 3.0).abs() < 1e-15);
+        assert_eq!(deadline_miss_ratio([None, None]), None);
     }
 
     #[test]

@@ -176,8 +176,11 @@ impl SchemeSet for Builtin {
                 flow.size.0,
                 flow.deadline.map(|d| flow.start + d),
                 ctx.base_rtt,
+                &cfg.d2tcp,
             )),
-            TransportKind::L2dct => CcImpl::L2dct(L2dct::new(mss, init_cwnd, cfg.tcp.dctcp_g)),
+            TransportKind::L2dct => {
+                CcImpl::L2dct(L2dct::new(mss, init_cwnd, cfg.tcp.dctcp_g, &cfg.l2dct))
+            }
             TransportKind::Reno => CcImpl::Reno(Reno::new(mss, init_cwnd, false)),
             TransportKind::RenoEcn => CcImpl::Reno(Reno::new(mss, init_cwnd, true)),
             TransportKind::Cubic => CcImpl::Cubic(Cubic::new(mss, init_cwnd)),

@@ -25,6 +25,13 @@
 //! eta = 0.95
 //! [wvcc]                   # host_shim = "wvcc" (crate::systems::uranus::wvcc::WvccConfig)
 //! g = 0.0625
+//! [d2tcp]                  # transport = "d2tcp" (crate::schemes::d2tcp::D2tcpConfig)
+//! d_min = 0.5
+//! d_max = 2.0
+//! [l2dct]                  # transport = "l2dct" (crate::schemes::l2dct::L2dctConfig)
+//! w_max = 2.5
+//! w_min = 0.125
+//! full_service = "1MB"
 //! ```
 
 use super::qdisc::QdiscConfig;
@@ -36,9 +43,11 @@ use crate::engine::packet::{
 };
 use crate::error::{Error, Result};
 use crate::schemes::acdc::AcdcConfig;
+use crate::schemes::d2tcp::D2tcpConfig;
 use crate::schemes::dcqcn::DcqcnConfig;
 use crate::schemes::delay_aimd::DelayAimdConfig;
 use crate::schemes::hpcc::HpccConfig;
+use crate::schemes::l2dct::L2dctConfig;
 use crate::schemes::pfabric::PfabricConfig;
 use crate::schemes::rcp::RcpConfig;
 use crate::schemes::timely::TimelyConfig;
@@ -224,6 +233,10 @@ pub struct PacketConfig {
     pub wvcc: WvccConfig,
     /// AC/DC's parameters (used with `host_shim = "acdc"`).
     pub acdc: AcdcConfig,
+    /// D2TCP's parameters (used with `transport = "d2tcp"`).
+    pub d2tcp: D2tcpConfig,
+    /// L2DCT's parameters (used with `transport = "l2dct"`).
+    pub l2dct: L2dctConfig,
 }
 
 impl Default for PacketConfig {
@@ -258,6 +271,8 @@ impl Default for PacketConfig {
             sperc: SPercPacketConfig::default(),
             wvcc: WvccConfig::default(),
             acdc: AcdcConfig::default(),
+            d2tcp: D2tcpConfig::default(),
+            l2dct: L2dctConfig::default(),
         }
     }
 }
@@ -398,6 +413,8 @@ impl PacketConfig {
         self.sperc.validate(&at("sperc"))?;
         self.wvcc.validate(&at("wvcc"))?;
         self.acdc.validate(&at("acdc"))?;
+        self.d2tcp.validate(&at("d2tcp"))?;
+        self.l2dct.validate(&at("l2dct"))?;
         if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
             return Err(Error::invalid(
                 at("port_agent"),

@@ -59,6 +59,7 @@ use crate::error::{Error, Result};
 use crate::ids::NodeId;
 use crate::registry::PacketConfig;
 use crate::systems::sperc::RoundsSpec;
+use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT};
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Time};
 use crate::workload::{
@@ -313,6 +314,15 @@ pub struct Scenario {
     /// packet engine stops at 10 s of simulated time at the latest).
     #[serde(default)]
     pub stop_at: Option<Time>,
+    /// Uranus's slices (§3; `[[slices]]`: `name`, `objective` "ds" or "cs", `weight` W_S,
+    /// `tags`): every flow belongs to the one slice listing its tag, and the slice scheduler
+    /// sets every flow's weight each decision slot (flow and packet engines). Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<SliceSpec>,
+    /// The slice scheduler's decision slot (with `[[slices]]`; default 1 ms,
+    /// [`crate::systems::uranus::slices::DEFAULT_DECISION_SLOT`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_slot: Option<Time>,
 }
 
 fn default_name() -> String {
@@ -411,6 +421,7 @@ impl Scenario {
                 ("workload", self.workload.is_some()),
                 ("matrix", self.matrix.is_some()),
                 ("weight_changes", !self.weight_changes.is_empty()),
+                ("slices", !self.slices.is_empty()),
             ] {
                 if given {
                     return Err(Error::invalid(
@@ -422,6 +433,7 @@ impl Scenario {
             }
             return Ok(());
         }
+        self.check_slice_sections()?;
         let rounds = matches!(self.engine, EngineSpec::Rounds(_));
         match (&self.matrix, &self.topology, &self.workload) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -448,6 +460,64 @@ impl Scenario {
             r.validate(usize::MAX)?;
         }
         Ok(())
+    }
+
+    /// `[[slices]]` and `decision_slot` go with the flow or packet engine, set every weight
+    /// themselves (no `[weights]` policy, no `weight_changes`), and the declarations are valid
+    /// (names, `W_S > 0`, no tag in two slices); flows are checked once built.
+    fn check_slice_sections(&self) -> Result<()> {
+        if self.slices.is_empty() {
+            if self.decision_slot.is_some() {
+                return Err(Error::invalid(
+                    "decision_slot",
+                    "a decision slot without [[slices]]: declare the slices or remove it",
+                ));
+            }
+            return Ok(());
+        }
+        if !matches!(self.engine, EngineSpec::Flow(_) | EngineSpec::Packet(_)) {
+            return Err(Error::invalid(
+                "slices",
+                "slices run on engine.kind = \"flow\" or \"packet\"",
+            ));
+        }
+        if self.decision_slot == Some(Time::ZERO) {
+            return Err(Error::invalid(
+                "decision_slot",
+                "expected a positive duration, got 0",
+            ));
+        }
+        if !self.weight_changes.is_empty() {
+            return Err(Error::invalid(
+                "weight_changes",
+                "the slice scheduler sets every flow's weight: remove weight_changes or [[slices]]",
+            ));
+        }
+        if self.weights != WeightSpec::Equal {
+            return Err(Error::invalid(
+                "weights",
+                "the slice scheduler sets every flow's weight: remove [weights] or [[slices]]",
+            ));
+        }
+        SliceSet::new(self.slices.clone())?;
+        Ok(())
+    }
+
+    /// The checked slices and decision slot, if the scenario declares slices: every flow of
+    /// `flows` in exactly one slice, every flow of a DS slice with a deadline (errors name the
+    /// flow: `flow 4: tag 9 is in no slice: every flow must belong to one slice`).
+    pub fn slice_set(&self, flows: &[FlowSpec]) -> Result<Option<(SliceSet, Time)>> {
+        if self.slices.is_empty() {
+            return Ok(None);
+        }
+        let set = SliceSet::new(self.slices.clone())?;
+        for (i, f) in flows.iter().enumerate() {
+            set.check_member(i as u32, f.tag, f.deadline.is_some())?;
+        }
+        Ok(Some((
+            set,
+            self.decision_slot.unwrap_or(DEFAULT_DECISION_SLOT),
+        )))
     }
 
     /// Builds the topology and the flow list; relative paths are taken from `base_dir`.
@@ -531,6 +601,7 @@ impl Scenario {
         .map_err(|e| prefix("workload", e))?;
         self.assign_weights(&mut flows)?;
         self.weight_schedule(flows.len())?;
+        self.slice_set(&flows)?;
         Ok((topo, flows))
     }
 

@@ -13,6 +13,10 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::metrics::{ideal_fct, reference_ideal_fct, wire_bytes};
 use crate::registry::rounds::run_rounds;
 use crate::registry::PacketSim;
+use crate::systems::uranus::flow_level::{
+    absolute_deadlines, run_slices, run_slices_with_progress,
+};
+use crate::systems::uranus::packet_level::{PacketSliceReport, PacketSlices};
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
@@ -54,6 +58,16 @@ pub struct RunRow {
     pub rate: Option<f64>,
     /// Rounds engine: the oracle's max-min rate, bits/s.
     pub oracle_rate: Option<f64>,
+    /// The flow's deadline relative to its start, if it has one (`FlowSpec::deadline`).
+    pub deadline: Option<Time>,
+}
+
+impl RunRow {
+    /// Whether the flow missed its deadline in a run that stopped at `run_end`
+    /// ([`crate::metrics::deadline_missed`]: `None` without a deadline, or undecided).
+    pub fn deadline_missed(&self, run_end: Time) -> Option<bool> {
+        crate::metrics::deadline_missed(self.start, self.deadline, self.end, run_end)
+    }
 }
 
 /// One link's counters over a packet-level run (the `links.parquet` table).
@@ -161,6 +175,7 @@ pub fn run_with_progress(
         ideal_fct_ref: Time::ZERO,
         rate: None,
         oracle_rate: None,
+        deadline: f.deadline,
     };
     let changes = s.weight_schedule(flows.len())?;
     match &s.engine {
@@ -180,6 +195,8 @@ pub fn run_with_progress(
                 .map(|(i, f)| RunRow {
                     rate: Some(o.rates[i]),
                     oracle_rate: Some(o.oracle[i]),
+                    // Flows never end in a rounds run: no deadline is met or missed.
+                    deadline: None,
                     ..row(f, None, f.start, Time::ZERO)
                 })
                 .collect();
@@ -192,8 +209,29 @@ pub fn run_with_progress(
                 progress.set_horizon(stop_at);
             }
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
-            let r = flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
-                .map_err(in_engine)?;
+            let mut counters = Vec::new();
+            let r = match s.slice_set(flows)? {
+                // Uranus's slices: the scheduler's weights every decision slot, each slot's
+                // exact weighted max-min allocation in between (systems::uranus::flow_level).
+                Some((set, slot)) => {
+                    let run = run_slices_with_progress(
+                        topo,
+                        &fluid,
+                        &absolute_deadlines(flows),
+                        set.specs().to_vec(),
+                        slot,
+                        &cfg,
+                        progress,
+                    )
+                    .map_err(in_engine)?;
+                    counters.push(("decision_slots", run.slots as f64));
+                    counters.push(("slice_weight_sum_max_error", run.max_sum_error));
+                    run.sim
+                }
+                None => flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
+                    .map_err(in_engine)?,
+            };
+            counters.insert(0, ("rate_updates", r.rate_updates as f64));
             let rows: Vec<RunRow> = flows
                 .iter()
                 .zip(&r.flows)
@@ -207,7 +245,7 @@ pub fn run_with_progress(
                 end_time: r.end_time,
                 complete: r.complete,
                 wall_seconds: t0.elapsed().as_secs_f64(),
-                counters: vec![("rate_updates", r.rate_updates as f64)],
+                counters,
                 maxmin_end,
                 rates: r.rates,
                 links: Vec::new(),
@@ -228,27 +266,50 @@ pub fn run_with_progress(
             // (DESIGN.md: nothing already computed is lost), marked as failed.
             let horizon = s.stop_at.unwrap_or(DEFAULT_PACKET_HORIZON);
             progress.set_horizon(horizon);
-            let (r, failure) = match sim.run_to_completion_with_progress(horizon, progress) {
-                Ok(r) => (r, None),
-                Err(e) => (sim.records(), Some(e.to_string())),
-            };
             // The ideal FCT and the max-min reference use the path the engine takes (with
             // spraying there is none: the ideal takes the first shortest path, which in
             // symmetric fabrics gives the same ideal, and there is no reference).
             let routing = Routing::new(topo);
-            let mut rows = Vec::with_capacity(flows.len());
             let mut paths = Vec::with_capacity(flows.len());
-            for (i, (f, rec)) in flows.iter().zip(&r.flows).enumerate() {
+            for (i, f) in flows.iter().enumerate() {
                 let sel = cfg.routing.data_selector(cfg.seed, i as u64);
-                let path = routing.path(f.src, f.dst, sel.unwrap_or(PathSelector::First))?;
+                paths.push(routing.path(f.src, f.dst, sel.unwrap_or(PathSelector::First))?);
+            }
+            let slices = s.slice_set(flows)?;
+            let mut slice_counters = Vec::new();
+            let outcome = match &slices {
+                // Uranus's slices: the scheduler sets every flow's weight each decision slot
+                // and the hosts' shims (WVCC) enforce it (systems::uranus::packet_level).
+                Some((set, slot)) => {
+                    let mut driver = PacketSlices::new(
+                        topo,
+                        flows,
+                        &absolute_deadlines(flows),
+                        &paths,
+                        set.clone(),
+                        *slot,
+                        cfg.mtu.0,
+                        cfg.header.0,
+                    )?;
+                    let r = driver.run(&mut sim, horizon, progress);
+                    slice_counters = packet_slice_counters(&driver.report());
+                    r
+                }
+                None => sim.run_to_completion_with_progress(horizon, progress),
+            };
+            let (r, failure) = match outcome {
+                Ok(r) => (r, None),
+                Err(e) => (sim.records(), Some(e.to_string())),
+            };
+            let mut rows = Vec::with_capacity(flows.len());
+            for ((f, rec), path) in flows.iter().zip(&r.flows).zip(&paths) {
                 let wire = wire_bytes(f.size, cfg.mtu.0, cfg.header.0);
-                let ideal = ideal_fct(topo, &path, wire, Time::ZERO);
+                let ideal = ideal_fct(topo, path, wire, Time::ZERO);
                 rows.push(RunRow {
                     acked_end: rec.acked,
-                    ideal_fct_ref: reference_ideal_fct(topo, &path, wire, cfg.mtu.0),
+                    ideal_fct_ref: reference_ideal_fct(topo, path, wire, cfg.mtu.0),
                     ..row(f, rec.end, rec.start, ideal)
                 });
-                paths.push(path);
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
             let reference = FlowSimConfig {
@@ -266,6 +327,26 @@ pub fn run_with_progress(
                 ..reference.clone()
             };
             let (maxmin_end, maxmin_rates) = match cfg.routing.data_selector(0, 0) {
+                // With slices the reference is Uranus's own target: the flow-level run of the
+                // same scheduler on the same paths (ends only).
+                Some(_) if !progress.is_cancelled() && slices.is_some() => {
+                    let (set, slot) = slices.as_ref().expect("matched");
+                    let mut fluid: Vec<FluidFlow> =
+                        flows.iter().cloned().map(FluidFlow::new).collect();
+                    for (f, p) in fluid.iter_mut().zip(paths) {
+                        f.path = Some(p);
+                    }
+                    let run = run_slices(
+                        topo,
+                        &fluid,
+                        &absolute_deadlines(flows),
+                        set.specs().to_vec(),
+                        *slot,
+                        &reference,
+                    )
+                    .map_err(in_engine)?;
+                    (run.sim.flows.iter().map(|f| f.end).collect(), Vec::new())
+                }
                 Some(_) if !progress.is_cancelled() => {
                     let m =
                         maxmin_reference(topo, flows, Some(paths.clone()), &changes, &reference)?;
@@ -321,12 +402,15 @@ pub fn run_with_progress(
                 end_time: r.now,
                 complete: r.complete && failure.is_none(),
                 wall_seconds,
-                counters: vec![
+                counters: [
                     ("data_packet_hops", r.data_packet_hops as f64),
                     ("drops", drops as f64),
                     ("ecn_marks", marks as f64),
                     ("bytes_retransmitted", retx as f64),
-                ],
+                ]
+                .into_iter()
+                .chain(slice_counters)
+                .collect(),
                 maxmin_end,
                 rates: sim
                     .flow_samples()
@@ -349,6 +433,20 @@ pub fn run_with_progress(
             })
         }
     }
+}
+
+/// The counters of a packet run driven by Uranus's slices (NaN where nothing was measured).
+fn packet_slice_counters(r: &PacketSliceReport) -> Vec<(&'static str, f64)> {
+    vec![
+        ("decision_slots", r.slots as f64),
+        ("slice_weight_sum_max_error", r.max_sum_error),
+        ("target_measured_slots", r.measured_slots as f64),
+        ("target_jain_mean", r.target_jain_mean.unwrap_or(f64::NAN)),
+        (
+            "target_rel_error_mean",
+            r.target_rel_error_mean.unwrap_or(f64::NAN),
+        ),
+    ]
 }
 
 /// Each flow's end under the ideal weighted max-min allocation: the flow-level engine on the
@@ -412,6 +510,7 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
             ideal_fct_ref: Time::ZERO,
             rate: Some(o.rates[i]),
             oracle_rate: Some(o.oracle[i]),
+            deadline: None,
         })
         .collect();
     Ok(rounds_output(rows, &o, t0))

@@ -31,23 +31,67 @@
 //!   below 2 MSS: all as [`crate::schemes::dctcp::Dctcp`].
 
 use crate::engine::packet::cc::{AckInfo, CongestionControl};
+use crate::error::{Error, Result};
 use crate::schemes::dctcp::{AimdWindow, AlphaEstimator};
 use crate::units::Time;
+use serde::{Deserialize, Serialize};
 
 /// Lower cap of the deadline imminence factor `d` (D2TCP §4.1; recalled).
 pub const D2TCP_D_MIN: f64 = 0.5;
 /// Upper cap of the deadline imminence factor `d` (D2TCP §4.1; recalled).
 pub const D2TCP_D_MAX: f64 = 2.0;
 
-/// The deadline imminence factor `d = T_c / D` capped to `[D2TCP_D_MIN, D2TCP_D_MAX]`
-/// (D2TCP §4.1), with `T_c = remaining / (3/4 · cwnd)` round trips of `rtt` and `D =
-/// time_left`. `time_left ≤ 0` (deadline passed) gives the upper cap.
-pub fn imminence(remaining: u64, cwnd: u64, rtt: Time, time_left: f64) -> f64 {
+/// D2TCP's parameters (`transport = "d2tcp"` with an `[engine.d2tcp]` table); DCTCP's gain
+/// `g` is the shared `tcp.dctcp_g`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct D2tcpConfig {
+    /// Lower cap of `d` (default 0.5, D2TCP §4.1 as recalled): the farthest deadline's
+    /// penalty is `α^0.5`.
+    pub d_min: f64,
+    /// Upper cap of `d` (default 2, D2TCP §4.1 as recalled), also the `d` of a flow past its
+    /// deadline.
+    pub d_max: f64,
+}
+
+impl Default for D2tcpConfig {
+    fn default() -> D2tcpConfig {
+        D2tcpConfig {
+            d_min: D2TCP_D_MIN,
+            d_max: D2TCP_D_MAX,
+        }
+    }
+}
+
+impl D2tcpConfig {
+    /// Checks `0 < d_min ≤ 1 ≤ d_max` (finite): `d = 1`, DCTCP's cut, must stay reachable.
+    /// Errors name the field under `at`.
+    pub fn validate(&self, at: &str) -> Result<()> {
+        if !(self.d_min > 0.0 && self.d_min <= 1.0) {
+            return Err(Error::invalid(
+                format!("{at}.d_min"),
+                format!("must be in (0, 1], got {}", self.d_min),
+            ));
+        }
+        if !(self.d_max >= 1.0 && self.d_max.is_finite()) {
+            return Err(Error::invalid(
+                format!("{at}.d_max"),
+                format!("must be finite and at least 1, got {}", self.d_max),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The deadline imminence factor `d = T_c / D` capped to `[cfg.d_min, cfg.d_max]` (D2TCP
+/// §4.1), with `T_c = remaining / (3/4 · cwnd)` round trips of `rtt` and `D = time_left`.
+/// `time_left ≤ 0` (deadline passed) gives the upper cap.
+pub fn imminence(remaining: u64, cwnd: u64, rtt: Time, time_left: f64, cfg: &D2tcpConfig) -> f64 {
     if time_left <= 0.0 {
-        return D2TCP_D_MAX;
+        return cfg.d_max;
     }
     let t_c = remaining as f64 / (0.75 * cwnd.max(1) as f64) * rtt.as_secs_f64();
-    (t_c / time_left).clamp(D2TCP_D_MIN, D2TCP_D_MAX)
+    (t_c / time_left).clamp(cfg.d_min, cfg.d_max)
 }
 
 /// D2TCP's sender (see the module doc).
@@ -64,12 +108,13 @@ pub struct D2tcp {
     rtt: Time,
     /// `d` at the last cut (1 before any), for tests and records.
     last_d: f64,
+    cfg: D2tcpConfig,
 }
 
 impl D2tcp {
     /// D2TCP with MSS `mss`, initial window `init_cwnd` bytes, DCTCP gain `g`, for a flow of
     /// `size` payload bytes that must finish by the absolute time `deadline` (`None`: no
-    /// deadline, DCTCP's behaviour), with base RTT `base_rtt`.
+    /// deadline, DCTCP's behaviour), with base RTT `base_rtt` and the caps of `cfg`.
     pub fn new(
         mss: u64,
         init_cwnd: u64,
@@ -77,6 +122,7 @@ impl D2tcp {
         size: u64,
         deadline: Option<Time>,
         base_rtt: Time,
+        cfg: &D2tcpConfig,
     ) -> D2tcp {
         D2tcp {
             w: AimdWindow::new(mss, init_cwnd),
@@ -86,6 +132,7 @@ impl D2tcp {
             base_rtt,
             rtt: base_rtt,
             last_d: 1.0,
+            cfg: *cfg,
         }
     }
 
@@ -106,7 +153,7 @@ impl D2tcp {
         };
         let remaining = self.size.saturating_sub(a.cum_ack);
         let time_left = deadline.as_secs_f64() - a.now.as_secs_f64();
-        imminence(remaining, self.w.cwnd(), self.rtt, time_left)
+        imminence(remaining, self.w.cwnd(), self.rtt, time_left, &self.cfg)
     }
 }
 
@@ -151,13 +198,40 @@ mod tests {
         // 30 MSS left at a window of 10 MSS: T_c = 30 / 7.5 = 4 RTTs = 400 µs at 100 µs.
         let rtt = Time::from_us(100);
         let (mss, cwnd) = (1000, 10_000);
-        let d = imminence(30 * mss, cwnd, rtt, 800e-6);
+        let cfg = D2tcpConfig::default();
+        let d = imminence(30 * mss, cwnd, rtt, 800e-6, &cfg);
         assert!((d - 0.5).abs() < 1e-12, "400/800 = 0.5, got {d}");
-        let d = imminence(30 * mss, cwnd, rtt, 320e-6);
+        let d = imminence(30 * mss, cwnd, rtt, 320e-6, &cfg);
         assert!((d - 1.25).abs() < 1e-12, "400/320 = 1.25, got {d}");
         // Far deadline: clamped up to 0.5; near or passed: clamped down to 2.
-        assert_eq!(imminence(30 * mss, cwnd, rtt, 1.0), D2TCP_D_MIN);
-        assert_eq!(imminence(30 * mss, cwnd, rtt, 1e-6), D2TCP_D_MAX);
-        assert_eq!(imminence(30 * mss, cwnd, rtt, -1.0), D2TCP_D_MAX);
+        assert_eq!(imminence(30 * mss, cwnd, rtt, 1.0, &cfg), D2TCP_D_MIN);
+        assert_eq!(imminence(30 * mss, cwnd, rtt, 1e-6, &cfg), D2TCP_D_MAX);
+        assert_eq!(imminence(30 * mss, cwnd, rtt, -1.0, &cfg), D2TCP_D_MAX);
+        // Other caps from [engine.d2tcp]: 400/800 µs is now below d_min = 0.8; late is 3.
+        let wide = D2tcpConfig {
+            d_min: 0.8,
+            d_max: 3.0,
+        };
+        assert_eq!(imminence(30 * mss, cwnd, rtt, 800e-6, &wide), 0.8);
+        assert_eq!(imminence(30 * mss, cwnd, rtt, -1.0, &wide), 3.0);
+    }
+
+    #[test]
+    fn bad_caps_name_the_field() {
+        let bad = D2tcpConfig {
+            d_min: 1.5,
+            ..D2tcpConfig::default()
+        };
+        let e = bad.validate("packet config.d2tcp").unwrap_err().to_string();
+        assert!(
+            e.contains("packet config.d2tcp.d_min") && e.contains("1.5"),
+            "{e}"
+        );
+        let bad = D2tcpConfig {
+            d_max: 0.5,
+            ..D2tcpConfig::default()
+        };
+        let e = bad.validate("packet config.d2tcp").unwrap_err().to_string();
+        assert!(e.contains("packet config.d2tcp.d_max"), "{e}");
     }
 }

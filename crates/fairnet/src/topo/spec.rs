@@ -14,7 +14,8 @@
 //! Every link of a generated topology has the same `delay` and `buffer`.
 
 use super::builders::{
-    b4, dumbbell, fat_tree, leaf_spine, parking_lot, soze_fig17, star, FatTreeSpec, LeafSpineSpec,
+    b4, dumbbell, fat_tree, leaf_spine, parking_lot, soze_fig17, star, uranus_fat_tree,
+    FatTreeSpec, LeafSpineSpec,
 };
 use super::formats::{read_topology_file, FileFormat};
 use super::{LinkSpec, Topology, DEFAULT_BUFFER, DEFAULT_DELAY, DEFAULT_RATE};
@@ -39,7 +40,7 @@ fn one() -> u32 {
 /// A topology as a scenario file describes it: a builder and its parameters, or a file.
 ///
 /// Tagged by `kind` (`"fat_tree"`, `"leaf_spine"`, `"dumbbell"`, `"parking_lot"`, `"b4"`, `"star"`,
-/// `"soze_fig17"`, `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
+/// `"soze_fig17"`, `"uranus_fat_tree"`, `"file"`); unknown fields are errors. See the [module docs](self) for the defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologySpec {
@@ -163,6 +164,9 @@ pub enum TopologySpec {
         #[serde(default = "default_buffer")]
         buffer: Bytes,
     },
+    /// Uranus §5.2's network ([`uranus_fat_tree`]): a k = 4 fat-tree of 64 hosts, 1 Gb/s host
+    /// and ToR–aggregation links, 10 Gb/s core links, 25 µs per link, 1 MB buffers.
+    UranusFatTree {},
     /// A topology file ([`read_topology_file`]).
     File {
         /// The file; relative paths are resolved by [`TopologySpec::build_relative_to`]
@@ -189,6 +193,7 @@ impl TopologySpec {
             TopologySpec::B4 { .. } => "b4",
             TopologySpec::Star { .. } => "star",
             TopologySpec::SozeFig17 { .. } => "soze_fig17",
+            TopologySpec::UranusFatTree {} => "uranus_fat_tree",
             TopologySpec::File { .. } => "file",
         }
     }
@@ -299,6 +304,7 @@ impl TopologySpec {
                 delay,
                 buffer,
             } => soze_fig17(self.link("rate", rate, delay, buffer)?).map(|p| p.topology),
+            TopologySpec::UranusFatTree {} => uranus_fat_tree(),
             TopologySpec::File {
                 ref path,
                 format,
@@ -348,6 +354,17 @@ mod tests {
         let t = spec.build().unwrap();
         assert_eq!((t.num_hosts(), t.num_nodes()), (16, 36));
         assert!(t.links().iter().all(|l| l.spec() == LinkSpec::default()));
+    }
+
+    #[test]
+    fn uranus_fat_tree_is_named_by_kind_alone() {
+        // §5.2's network: 64 hosts; 4 core + 8 aggregation + 8 ToR switches; links as the
+        // builder (the same topology, link for link); any other field is an error.
+        let spec: TopologySpec = toml::from_str("kind = \"uranus_fat_tree\"\n").unwrap();
+        let t = spec.build().unwrap();
+        assert_eq!((t.num_hosts(), t.num_nodes()), (64, 84));
+        assert_eq!(t, uranus_fat_tree().unwrap());
+        assert!(toml::from_str::<TopologySpec>("kind = \"uranus_fat_tree\"\nk = 4\n").is_err());
     }
 
     #[test]

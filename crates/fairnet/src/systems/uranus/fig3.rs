@@ -14,14 +14,17 @@
 //!   tunnel gets non-zero overall α value and reduces the tunnel's sending rate which affects
 //!   all contained flows. Hence, the throughput of f₂ is significantly decreased."
 
+use super::packet_level::{PacketSliceReport, PacketSlices};
 use super::scc::{self, virtual_tunnel_allocation};
 use super::slices::{BigSwitch, FlowState, Objective, Scheduler, SliceSet, SliceSpec};
 use crate::alloc::{solve, Problem, ProblemInput};
+use crate::engine::Progress;
 use crate::error::Result;
 use crate::ids::{LinkId, NodeId};
 use crate::metrics::{rack_core_links, slice_proportionality};
 use crate::topo::{explicit_path, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
 
 /// Capacity of the bottlenecks `L₁`, `L₂` (the paper: "the same capacity"; any value).
 pub const BOTTLENECK: Rate = Rate::gbps(1);
@@ -83,7 +86,7 @@ fn oracle(topo: &Topology, paths: &[Vec<u32>], weights: &[f64]) -> Result<Vec<f6
 }
 
 /// The two slices of Fig. 2, both of weight 1 and completion-sensitive (tags 0 and 1).
-fn fig2_slices() -> Result<SliceSet> {
+pub fn fig2_slices() -> Result<SliceSet> {
     let slice = |name: &str, tag| SliceSpec {
         name: name.into(),
         objective: Objective::Cs,
@@ -93,40 +96,75 @@ fn fig2_slices() -> Result<SliceSet> {
     SliceSet::new(vec![slice("A", 0), slice("B", 1)])
 }
 
-/// Fig. 3(b) for SCC and for Uranus (one decision slot): weights, then the oracle's rates.
-pub fn fig3b() -> Result<Vec<Fig3b>> {
+/// Fig. 3(b)'s network and flows, for either engine.
+#[derive(Clone, Debug)]
+pub struct Fig3bNetwork {
+    /// Racks `s₁, r₁, s₂, r₂`, `L_i = s_i → r_i` (with its reverse, for ACKs), a sender and a
+    /// receiver host per tunnel.
+    pub topo: Topology,
+    /// A₁, A₂, B₁, B₂ (tags 0, 0, 1, 1), all starting at 0: A₁ nine times `unit` bytes, the
+    /// others `unit`.
+    pub flows: Vec<FlowSpec>,
+    /// Each flow's path (host, `s_i`, `r_i`, host).
+    pub paths: Vec<Vec<LinkId>>,
+}
+
+/// Builds Fig. 3(b)'s network with link delays `delay` and flows of `unit` bytes (A₁: nine).
+pub fn fig3b_network(delay: Time, unit: u64) -> Result<Fig3bNetwork> {
+    let link = |rate: Rate| LinkSpec::new(rate, delay, Bytes(1_000_000));
     let mut t = Topology::new();
     let mut flows = Vec::new();
     let mut paths = Vec::new();
-    // Tunnel order A₁, A₂, B₁, B₂: (slice tag, bottleneck index, bytes).
-    let tunnels = [(0, 0, 9e6), (0, 1, 1e6), (1, 0, 1e6), (1, 1, 1e6)];
+    // Tunnel order A₁, A₂, B₁, B₂: (slice tag, bottleneck index, units of bytes).
+    let tunnels = [(0, 0, 9), (0, 1, 1), (1, 0, 1), (1, 1, 1)];
     let racks: Vec<(NodeId, NodeId)> = (1..=2)
         .map(|i| (t.add_switch(format!("s{i}")), t.add_switch(format!("r{i}"))))
         .collect();
     for &(s, r) in &racks {
-        t.add_link(s, r, link(BOTTLENECK))?;
+        t.add_duplex(s, r, link(BOTTLENECK))?;
     }
-    for (i, &(tag, b, bytes)) in tunnels.iter().enumerate() {
+    for (i, &(tag, b, units)) in tunnels.iter().enumerate() {
         let (s, r) = racks[b];
         let src = t.add_host(format!("src{i}"));
         let dst = t.add_host(format!("dst{i}"));
-        t.add_duplex(src, s, host_link())?;
-        t.add_duplex(r, dst, host_link())?;
-        paths.push(path(&t, &[src, s, r, dst])?);
-        flows.push((i as u32, tag, src, dst, bytes));
+        let host = link(Rate(BOTTLENECK.bps() as u64 * 10));
+        t.add_duplex(src, s, host)?;
+        t.add_duplex(r, dst, host)?;
+        paths.push(explicit_path(&t, &[src, s, r, dst])?);
+        let mut f = FlowSpec::new(src, dst, Bytes(units * unit), Time::ZERO);
+        f.tag = tag;
+        flows.push(f);
     }
-    let big = BigSwitch::new(&t)?;
-    let states: Vec<FlowState> = flows
+    Ok(Fig3bNetwork {
+        topo: t,
+        flows,
+        paths,
+    })
+}
+
+/// Fig. 3(b) for SCC and for Uranus (one decision slot): weights, then the oracle's rates.
+pub fn fig3b() -> Result<Vec<Fig3b>> {
+    let net = fig3b_network(Time::from_us(1), 1_000_000)?;
+    let t = &net.topo;
+    let paths: Vec<Vec<u32>> = net
+        .paths
         .iter()
-        .map(|&(flow, tag, src, dst, remaining)| {
+        .map(|p| p.iter().map(|l| l.0).collect())
+        .collect();
+    let big = BigSwitch::new(t)?;
+    let states: Vec<FlowState> = net
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
             Ok(FlowState {
-                flow,
-                tag,
-                src,
-                dst,
-                src_rack: big.rack_of(src)?,
-                dst_rack: big.rack_of(dst)?,
-                remaining,
+                flow: i as u32,
+                tag: f.tag,
+                src: f.src,
+                dst: f.dst,
+                src_rack: big.rack_of(f.src)?,
+                dst_rack: big.rack_of(f.dst)?,
+                remaining: f.size.0 as f64,
                 deadline: None,
                 throughput: None,
             })
@@ -136,20 +174,17 @@ pub fn fig3b() -> Result<Vec<Fig3b>> {
     let scc_w = scc::flow_weights(&scc::tunnels(&slices, Time::ZERO, &states)?, states.len());
     let uranus = Scheduler::new(slices).decide(Time::ZERO, &states)?;
     let uranus_w: Vec<f64> = uranus.flow_weights.iter().map(|&(_, w)| w).collect();
-    let counted = rack_core_links(&t);
-    let link_paths: Vec<Vec<LinkId>> = paths
-        .iter()
-        .map(|p| p.iter().map(|&l| LinkId(l)).collect())
-        .collect();
-    let slice_of: Vec<usize> = flows.iter().map(|f| f.1 as usize).collect();
+    let counted = rack_core_links(t);
+    let link_paths = &net.paths;
+    let slice_of: Vec<usize> = net.flows.iter().map(|f| f.tag as usize).collect();
     let case = |scheme, w: Vec<f64>| -> Result<Fig3b> {
-        let r = oracle(&t, &paths, &w)?;
+        let r = oracle(t, &paths, &w)?;
         Ok(Fig3b {
             scheme,
             weights: [w[0], w[1], w[2], w[3]],
             rates: [r[0], r[1], r[2], r[3]],
             proportionality: slice_proportionality(
-                &link_paths,
+                link_paths,
                 &r,
                 &slice_of,
                 &[1.0, 1.0],
@@ -213,4 +248,86 @@ pub fn fig3c(n_background: usize) -> Result<Vec<Fig3c>> {
         background: r[2..].to_vec(),
     };
     Ok(vec![case("scc", tunnel), case("uranus", per_flow)])
+}
+
+/// Fig. 3(b) measured on the packet engine: Uranus's scheduler every decision slot, WVCC on
+/// every host over DCTCP guests, switches marking CE above DCTCP's 1 Gb/s threshold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fig3bPacket {
+    /// Goodput (payload bit/s) of A₁, A₂, B₁, B₂ over the measurement window.
+    pub rates: [f64; 4],
+    /// The oracle's rates with the scheduler's weights, in payload bit/s (the target).
+    pub target: [f64; 4],
+    /// The weights of the last slot.
+    pub weights: [f64; 4],
+    /// The driver's report (slots, Eq. 3, per-slot distance from the target).
+    pub report: PacketSliceReport,
+}
+
+impl Fig3bPacket {
+    /// A₁ : A₂ as `A₁/A₂` (exact at flow level: 7/27).
+    pub fn a1_to_a2(&self) -> f64 {
+        self.rates[0] / self.rates[1]
+    }
+    /// Slice A : slice B as `A/B` (exact at flow level: 17/25).
+    pub fn a_to_b(&self) -> f64 {
+        (self.rates[0] + self.rates[1]) / (self.rates[2] + self.rates[3])
+    }
+}
+
+/// Link delay of the packet-level Fig. 3(b): 25 µs, so a round trip over its six links is
+/// 150 µs (half §5.2's largest, 300 µs) and the bottleneck's bandwidth-delay product (18
+/// packets) is of the order of DCTCP's threshold.
+pub const FIG3B_PACKET_DELAY: Time = Time::from_us(25);
+/// DCTCP's marking threshold at 1 Gb/s (DCTCP §3.4: K = 20 packets).
+pub const FIG3B_PACKET_K: u32 = 20;
+
+/// Fig. 3(b) on the packet engine, decisions every `slot`, goodput measured over
+/// `[warmup, end]`. The flows are long enough (A₁ 9·10¹¹ bytes, the others 10¹¹) that their
+/// remaining sizes, hence Uranus's weights (0.1, 0.9, 0.5, 0.5), do not move during the run.
+pub fn fig3b_packet(slot: Time, warmup: Time, end: Time) -> Result<Fig3bPacket> {
+    use crate::registry::shim::HostShimKind;
+    use crate::registry::{PacketConfig, PacketSim, QdiscConfig, TransportKind};
+    use crate::schemes::fifo::EcnThreshold;
+    let net = fig3b_network(FIG3B_PACKET_DELAY, 100_000_000_000)?;
+    let cfg = PacketConfig {
+        transport: TransportKind::Dctcp,
+        host_shim: HostShimKind::Wvcc,
+        qdisc: QdiscConfig::Ecn {
+            k: EcnThreshold::Packets(FIG3B_PACKET_K),
+        },
+        ..PacketConfig::default()
+    };
+    let (mtu, header) = (cfg.mtu.0, cfg.header.0);
+    let mut sim = PacketSim::from_config(&net.topo, &net.flows, cfg)?;
+    let mut driver = PacketSlices::new(
+        &net.topo,
+        &net.flows,
+        &[None; 4],
+        &net.paths,
+        fig2_slices()?,
+        slot,
+        mtu,
+        header,
+    )?;
+    let progress = Progress::default();
+    let a = driver.run(&mut sim, warmup, &progress)?;
+    let b = driver.run(&mut sim, end, &progress)?;
+    let secs = (end - warmup).as_secs_f64();
+    let rate = |i: usize| (b.flows[i].delivered - a.flows[i].delivered) as f64 * 8.0 / secs;
+    let weights = driver.last_weights();
+    let w: Vec<f64> = (0..4).map(|i| weights[i]).collect();
+    let paths: Vec<Vec<u32>> = net
+        .paths
+        .iter()
+        .map(|p| p.iter().map(|l| l.0).collect())
+        .collect();
+    let factor = mtu as f64 / (mtu + header) as f64;
+    let target = oracle(&net.topo, &paths, &w)?;
+    Ok(Fig3bPacket {
+        rates: [rate(0), rate(1), rate(2), rate(3)],
+        target: [0, 1, 2, 3].map(|i| target[i] * factor),
+        weights: [w[0], w[1], w[2], w[3]],
+        report: driver.report(),
+    })
 }

@@ -19,6 +19,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use std::collections::HashMap;
 
 /// The outcome of a slice run on the flow engine.
@@ -115,6 +116,15 @@ impl WeightPolicy for UranusPolicy<'_> {
     }
 }
 
+/// Each flow's absolute deadline (`start + deadline`; `None` without one), as the scheduler
+/// takes them.
+pub fn absolute_deadlines<'a>(flows: impl IntoIterator<Item = &'a FlowSpec>) -> Vec<Option<Time>> {
+    flows
+        .into_iter()
+        .map(|f| f.deadline.map(|d| f.start + d))
+        .collect()
+}
+
 /// Runs `flows` on `topo` with Uranus's slice weights, recomputed every `slot`.
 /// `deadlines[i]` is flow `i`'s absolute deadline (required for flows of DS slices). Errors,
 /// before anything runs, name a bad slice, a flow in no slice, a DS flow without a deadline,
@@ -126,6 +136,27 @@ pub fn run_slices(
     slices: Vec<SliceSpec>,
     slot: Time,
     cfg: &FlowSimConfig,
+) -> Result<SliceRun> {
+    run_slices_with_progress(
+        topo,
+        flows,
+        deadlines,
+        slices,
+        slot,
+        cfg,
+        &Progress::default(),
+    )
+}
+
+/// [`run_slices`], reporting to `progress` (a cancelled `progress` stops the run where it is).
+pub fn run_slices_with_progress(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    deadlines: &[Option<Time>],
+    slices: Vec<SliceSpec>,
+    slot: Time,
+    cfg: &FlowSimConfig,
+    progress: &Progress,
 ) -> Result<SliceRun> {
     if slot == Time::ZERO {
         return Err(Error::invalid("slot", "the decision slot must be positive"));
@@ -169,14 +200,7 @@ pub fn run_slices(
         scratch: Vec::new(),
         flows,
     };
-    let sim = run_with(
-        topo,
-        flows,
-        &[],
-        cfg,
-        &Progress::default(),
-        Some(&mut policy),
-    )?;
+    let sim = run_with(topo, flows, &[], cfg, progress, Some(&mut policy))?;
     if let Some(e) = policy.error {
         return Err(e);
     }

@@ -79,11 +79,13 @@
 //!
 //! Beside it: SCC, the baseline of §2.4, at flow level ([`scc`]); Fig. 3's toy networks
 //! ([`fig3`]); the scheduler driving the flow engine's exact allocation every decision slot
-//! ([`flow_level`]).
+//! ([`flow_level`]), and driving WVCC on the packet engine, measured against the oracle with
+//! its weights ([`packet_level`]). Scenarios reach both through `[[slices]]`.
 
 pub mod fig3;
 pub mod flow_level;
 pub mod model;
+pub mod packet_level;
 pub mod scc;
 pub mod slices;
 pub mod wvcc;

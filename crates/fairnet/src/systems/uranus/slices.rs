@@ -141,22 +141,30 @@ impl SliceSet {
                 ),
             ));
         }
-        let m = match spec.objective {
-            Objective::Ds => {
-                let deadline = f.deadline.ok_or_else(|| {
-                    Error::invalid(
-                        format!("flow {}", f.flow),
-                        format!(
-                            "in deadline-sensitive slice {:?} but has no deadline",
-                            spec.name
-                        ),
-                    )
-                })?;
-                urgency(now, f.remaining, deadline, f.throughput)
-            }
-            Objective::Cs => priority(f.remaining),
+        self.check_member(f.flow, f.tag, f.deadline.is_some())?;
+        let m = match (spec.objective, f.deadline) {
+            (Objective::Ds, Some(deadline)) => urgency(now, f.remaining, deadline, f.throughput),
+            // CS (a DS flow without a deadline was refused just above).
+            _ => priority(f.remaining),
         };
         Ok((s, m))
+    }
+
+    /// The slice of workload flow `flow` with `tag`, checked before a run: an error names a
+    /// flow in no slice, or a flow of a DS slice without a deadline (`has_deadline` false).
+    pub fn check_member(&self, flow: u32, tag: u32, has_deadline: bool) -> Result<usize> {
+        let s = self.slice_of(flow, tag)?;
+        let spec = &self.specs[s];
+        if spec.objective == Objective::Ds && !has_deadline {
+            return Err(Error::invalid(
+                format!("flow {flow}"),
+                format!(
+                    "in deadline-sensitive slice {:?} but has no deadline",
+                    spec.name
+                ),
+            ));
+        }
+        Ok(s)
     }
 
     /// The slice of `flow` (its index, for the error) with `tag`; an error if in none.
@@ -223,6 +231,12 @@ pub struct FlowState {
     /// Its throughput `B(t)` over the last slot, bits/s; `None` before it was measured.
     pub throughput: Option<f64>,
 }
+
+/// The decision slot of a scenario that gives none (`decision_slot`): 1 ms. The paper gives no
+/// length (§3.3: "every decision slot"); 1 ms is about three of §5.2's largest round trips
+/// (300 µs), enough for a throughput `B(t)` measured over the slot to span several windows and
+/// for WVCC to move towards new weights before the next decision.
+pub const DEFAULT_DECISION_SLOT: Time = Time::from_ms(1);
 
 /// The deadline urgency `d` is clamped to `[1/D_BOUND, D_BOUND]`; a stalled or late flow
 /// takes `D_BOUND` (the paper gives no bound; see the module doc of [`super`]).
