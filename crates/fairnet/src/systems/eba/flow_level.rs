@@ -36,9 +36,9 @@
 //!   link, the fluid link (like a real one) carries `C` and the flows share it max-min.
 //! - **A new VM-flow** starts at `v = initial_rate` (the paper does not say; the model's
 //!   `v(0)`), so its limit is `max(B, initial_rate)` until its first update.
-//! - **Several flows in one VM-flow** share its limit equally: they cross the same links with
-//!   the same weight, so the max-min share of the limit is the equal split (exact, not an
-//!   approximation). A VM-flow's flows have weight 1 in the engine (TCP); the VM-flow's weight
+//! - **Several flows in one VM-flow** share its limit max-min (equally, unless a flow's own
+//!   demand is lower): they cross the same links with the same weight, so that is their exact
+//!   share of the limit, not an approximation. A VM-flow's flows have weight 1 in the engine (TCP); the VM-flow's weight
 //!   acts only through LRC, as in the paper.
 
 use super::config::{relaxed_period, LrcConfig};
@@ -107,6 +107,9 @@ pub struct VmTransfer {
     pub start: Time,
     /// Group tag (a job: its completion is the shuffle time).
     pub tag: u32,
+    /// The sender's own rate cap, bits/s (an application sending at a fixed rate, Fig. 9's
+    /// UDP); `None`: backlogged.
+    pub demand: Option<f64>,
 }
 
 /// The outcome of a flow-level run.
@@ -168,13 +171,19 @@ impl Controller<'_> {
         }
     }
 
-    /// Caps every active flow of the VM-flow `key` at its share of the limit.
+    /// Caps every active flow of the VM-flow `key` at its max-min share of the limit.
     fn cap_pair(&self, key: (usize, usize), cap: &mut dyn FnMut(u32, f64)) {
-        if let Some(p) = self.pairs.get(&key) {
-            let share = self.limit(p) / p.flows.len().max(1) as f64;
-            for &f in &p.flows {
-                cap(f, share);
-            }
+        let Some(p) = self.pairs.get(&key) else {
+            return;
+        };
+        let demand = |f: u32| self.transfers[f as usize].demand.unwrap_or(f64::INFINITY);
+        let mut flows = p.flows.clone();
+        flows.sort_by(|&a, &b| demand(a).total_cmp(&demand(b)));
+        let mut left = self.limit(p);
+        for (k, &f) in flows.iter().enumerate() {
+            let share = (left / (flows.len() - k) as f64).min(demand(f));
+            left -= share;
+            cap(f, share.max(f64::MIN_POSITIVE));
         }
     }
 
@@ -394,6 +403,15 @@ pub fn run(
         spec.tag = t.tag;
         let mut flow = FluidFlow::new(spec);
         flow.path = Some(route.clone());
+        if let Some(d) = t.demand {
+            if d.is_nan() || d <= 0.0 {
+                return Err(Error::invalid(
+                    at,
+                    format!("demand must be positive, got {d}"),
+                ));
+            }
+            flow.demand = Some(d);
+        }
         flows.push(flow);
         paths.push(route.iter().map(|l| l.0).collect::<Vec<u32>>());
     }

@@ -45,6 +45,7 @@ fn long(src_vm: usize, dst_vm: usize) -> VmTransfer {
         size: Bytes(10_000_000_000_000),
         start: Time::ZERO,
         tag: 0,
+        demand: None,
     }
 }
 
@@ -281,4 +282,43 @@ fn bad_input_names_the_transfer_or_field() {
     assert!(e.contains("eba.alpha"), "{e}");
     let e = go(vec![long(0, 9)], FlowLevelConfig::default());
     assert!(e.contains("transfers[0]") && e.contains("no VM"), "{e}");
+}
+
+#[test]
+fn spare_guarantee_goes_to_the_vm_that_wants_it_fig_9() {
+    // Fig. 9's setting on one 1 Gb/s hop: X and Y both with 450 Mb/s guarantees, Y sending at
+    // a fixed 300 Mb/s (UDP-like, below its guarantee). LRC is work-conserving: X's limit
+    // rises to what is left of μC = 900 Mb/s, 600 Mb/s (within 5% over 35–40 s), and Y keeps
+    // its 300 Mb/s. Under reservation X stays at its 450 Mb/s.
+    let topo = two_hops();
+    let p = placement(
+        &topo,
+        vec![
+            vm("x", 0, 450.0, 1.0),
+            vm("rx", 1, 450.0, 1.0),
+            vm("y", 2, 450.0, 1.0),
+            vm("ry", 3, 450.0, 1.0),
+        ],
+    );
+    let mut y = long(2, 3);
+    y.demand = Some(300e6);
+    let transfers = vec![long(0, 1), y];
+    let sim = FlowSimConfig {
+        rate_interval: Some(Time::from_ms(100)),
+        stop_at: Some(Time::from_ms(40_000)),
+        ..FlowSimConfig::default()
+    };
+    let rates = |control| {
+        let cfg = FlowLevelConfig {
+            control,
+            ..FlowLevelConfig::default()
+        };
+        let r = run(&topo, &p, &transfers, &cfg, &sim, &Progress::default()).unwrap();
+        mean_rates(&r, 2, 35.0, 40.0)
+    };
+    let lrc = rates(Control::Lrc);
+    assert!((lrc[0] / 600e6 - 1.0).abs() < 0.05, "{lrc:?}");
+    assert!((lrc[1] - 300e6).abs() < 1.0, "{lrc:?}");
+    let reserved = rates(Control::Reservation);
+    assert!((reserved[0] - 450e6).abs() < 1.0 && (reserved[1] - 300e6).abs() < 1.0);
 }
