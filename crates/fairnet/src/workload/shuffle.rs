@@ -181,11 +181,7 @@ pub fn shuffle_jobs(
             .clamp(1, spec.max_tasks as u64) as usize;
         let (chosen, _) = order.partial_shuffle(&mut rng, 2 * k);
         let pick = |h: usize, rng: &mut ChaCha8Rng| *vms_on[h].choose(rng).expect("a VM");
-        let picked: Vec<u32> = chosen
-            .to_vec()
-            .into_iter()
-            .map(|h| pick(h, &mut rng))
-            .collect();
+        let picked: Vec<u32> = chosen.iter().map(|&h| pick(h, &mut rng)).collect();
         let (mappers, reducers) = picked.split_at(k);
         let pairs = (k * k) as u64;
         for (m, &src) in mappers.iter().enumerate() {
