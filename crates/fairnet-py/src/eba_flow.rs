@@ -17,10 +17,11 @@ use pyo3::types::PyDict;
 /// named `vm{i}`); transfers are parallel arrays (sending and receiving VM index, bytes,
 /// start ps, tag, demand b/s with `inf` for none); `control` is `"lrc"`, `"reservation"` or
 /// `"best_effort"`; `lrc_json` an `LrcConfig` (`{}` for the paper's defaults); `config_json`
-/// a `FlowSimConfig`. Returns `flow_run`'s dict plus the controller's update counts and every
+/// a `FlowSimConfig`; `feedback_delay` makes each update read the rate factors one round trip
+/// old. Returns `flow_run`'s dict plus the controller's update counts and every
 /// VM-flow's last weight and guarantee (Eqs. 1–2).
 #[pyfunction]
-#[pyo3(signature = (topology_json, vm_host, vm_guarantee, vm_weight, src_vm, dst_vm, size, start_ps, tag, demand, control, lrc_json, config_json, initial_rate=1e6, ecmp_seed=0))]
+#[pyo3(signature = (topology_json, vm_host, vm_guarantee, vm_weight, src_vm, dst_vm, size, start_ps, tag, demand, control, lrc_json, config_json, initial_rate=1e6, ecmp_seed=0, feedback_delay=false))]
 #[allow(clippy::too_many_arguments)]
 fn eba_flow_run<'py>(
     py: Python<'py>,
@@ -39,6 +40,7 @@ fn eba_flow_run<'py>(
     config_json: &str,
     initial_rate: f64,
     ecmp_seed: u64,
+    feedback_delay: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let topo = build_topology(topology_json)?;
     let json = |what: &str, e: serde_json::Error| {
@@ -135,6 +137,7 @@ fn eba_flow_run<'py>(
         lrc,
         initial_rate,
         ecmp_seed,
+        feedback_delay,
     };
     let t0 = std::time::Instant::now();
     let r = py

@@ -31,6 +31,9 @@
 //!   the rate factors of the interval that just ended (a control packet crosses the network in
 //!   µs; Eq. (15)'s `τ_d = 0`): with τ_v = τ_r this is exactly the recursion of
 //!   [`super::model::LrcRecursion`] (tested).
+//! - **Feedback delay** ([`FlowLevelConfig::feedback_delay`], off by default as in Eq. 15):
+//!   a VM-flow's update reads the rate factors in force one round trip of its path earlier
+//!   (the return path taken to have the forward path's delays).
 //! - **What a link measures** is the rate it carried over the interval (the engine's bits
 //!   carried), so it never exceeds `C`: where Eq. (15)'s load `Σ max(B, v)` overshoots the
 //!   link, the fluid link (like a real one) carries `C` and the flows share it max-min.
@@ -55,7 +58,7 @@ use crate::topo::Topology;
 use crate::units::{Bytes, Time};
 use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// How VM-flows are rate-limited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -81,6 +84,12 @@ pub struct FlowLevelConfig {
     pub initial_rate: f64,
     /// Seed of the per-VM-pair ECMP hash (§VI-C). Default 0.
     pub ecmp_seed: u64,
+    /// Whether a VM-flow's update reads the rate factors as they were one round trip of its
+    /// path earlier (the control packet's trip, Algorithm 2 lines 2–7: sent, stamped on the
+    /// way, applied on return). Default false: Eq. (15)'s τ_d = 0, right when the round trip
+    /// is small beside τ_v (the paper's 50 ms); at datacenter speeds with τ_v near the round
+    /// trip it is not.
+    pub feedback_delay: bool,
 }
 
 impl Default for FlowLevelConfig {
@@ -90,6 +99,7 @@ impl Default for FlowLevelConfig {
             lrc: LrcConfig::default(),
             initial_rate: 1e6,
             ecmp_seed: 0,
+            feedback_delay: false,
         }
     }
 }
@@ -134,6 +144,8 @@ struct Pair {
     weight: f64,
     guarantee: f64,
     path: Vec<u32>,
+    /// Its path's round trip (zero without `feedback_delay`).
+    rtt: Time,
     /// Its active flows (engine indices).
     flows: Vec<u32>,
 }
@@ -145,6 +157,20 @@ struct Factor {
     last: Time,
     last_bits: f64,
     due: Time,
+    /// The values `r` took and since when, oldest first, back to the one in force one
+    /// longest round trip ago (for `feedback_delay`).
+    past: VecDeque<(Time, f64)>,
+}
+
+impl Factor {
+    /// The rate factor in force at `t` (its value at time 0, `C`, before any update).
+    fn at(&self, t: Time) -> f64 {
+        self.past
+            .iter()
+            .rev()
+            .find(|&&(since, _)| since <= t)
+            .map_or(self.capacity, |&(_, r)| r)
+    }
 }
 
 /// The [`WeightPolicy`] that sets the VM-flows' rate limits.
@@ -156,6 +182,10 @@ struct Controller<'a> {
     pairs: BTreeMap<(usize, usize), Pair>,
     links: Vec<Factor>,
     slot: Time,
+    /// Round trip of every transfer's path (zero without `feedback_delay`).
+    rtts: Vec<Time>,
+    /// The longest of them.
+    max_rtt: Time,
     vm_updates: u64,
     link_updates: u64,
     history: BTreeMap<(usize, usize), VmFlow>,
@@ -256,6 +286,7 @@ impl WeightPolicy for Controller<'_> {
                     weight: 0.0,
                     guarantee: 0.0,
                     path: self.paths[f as usize].clone(),
+                    rtt: self.rtts[f as usize],
                     flows: vec![f],
                 },
             );
@@ -290,7 +321,14 @@ impl WeightPolicy for Controller<'_> {
             let factors = &self.links;
             let capacities: Vec<f64> = factors.iter().map(|f| f.capacity).collect();
             for p in self.pairs.values_mut() {
-                let target = objective(p.weight, &p.path, &capacities, |l| factors[l].r);
+                let seen = now.0.saturating_sub(p.rtt.0);
+                let target = objective(p.weight, &p.path, &capacities, |l| {
+                    if p.rtt == Time::ZERO {
+                        factors[l].r
+                    } else {
+                        factors[l].at(Time(seen))
+                    }
+                });
                 p.v = rate_step(p.v, target, a_tau);
                 self.vm_updates += 1;
             }
@@ -315,6 +353,13 @@ impl WeightPolicy for Controller<'_> {
                 );
                 f.due = now + Time(period);
                 self.link_updates += 1;
+                if self.max_rtt > Time::ZERO {
+                    f.past.push_back((now, f.r));
+                    let horizon = Time(now.0.saturating_sub(self.max_rtt.0));
+                    while f.past.len() > 1 && f.past[1].0 <= horizon {
+                        f.past.pop_front();
+                    }
+                }
             } else {
                 f.due = now + lrc.tau_r;
             }
@@ -415,6 +460,14 @@ pub fn run(
         flows.push(flow);
         paths.push(route.iter().map(|l| l.0).collect::<Vec<u32>>());
     }
+    let rtts: Vec<Time> = paths
+        .iter()
+        .map(|p| {
+            let one_way: u64 = p.iter().map(|&l| topo.links()[l as usize].delay.0).sum();
+            Time(if cfg.feedback_delay { 2 * one_way } else { 0 })
+        })
+        .collect();
+    let max_rtt = rtts.iter().copied().max().unwrap_or(Time::ZERO);
     let lrc = &cfg.lrc;
     let mut ctl = Controller {
         cfg,
@@ -431,9 +484,12 @@ pub fn run(
                 last: Time::ZERO,
                 last_bits: 0.0,
                 due: Time::ZERO,
+                past: VecDeque::new(),
             })
             .collect(),
         slot: Time(gcd(lrc.tau_v.0, lrc.tau_r.0)),
+        rtts,
+        max_rtt,
         vm_updates: 0,
         link_updates: 0,
         history: BTreeMap::new(),

@@ -322,3 +322,105 @@ fn spare_guarantee_goes_to_the_vm_that_wants_it_fig_9() {
     let reserved = rates(Control::Reservation);
     assert!((reserved[0] - 450e6).abs() < 1.0 && (reserved[1] - 300e6).abs() < 1.0);
 }
+
+#[test]
+fn with_feedback_delay_a_vm_flow_reads_the_rate_factors_one_round_trip_old() {
+    // The recursion test's network (weights 0.3, 0.4, 0.4; μ = 0.5; τ_v = τ_r = τ = 50 ms; no
+    // idle relaxation; loads stay below C) with 25 ms links: the long VM-flow's path has 4
+    // links (round trip 200 ms = 4τ), the others 3 (150 ms = 3τ). With feedback delay the
+    // update at kτ reads each rate factor as it was at (k − m)τ, m = round trip / τ (the
+    // value set by the link update at that instant; C before the first). A reference written
+    // here from that rule — v_i(k) = v_i(k−1)^(1−ατ)·(w_i·min_l r_l(k−m_i))^(ατ),
+    // r_l(k) = min(C, r_l(k−1)·exp(βτ(1 − load_l(k−1)/(μC)))) — must match the fluid rates at
+    // every 50 ms for 20 s (1e-9 relative); and the delay must matter: without it the rates
+    // differ from the delayed ones by more than 1% somewhere.
+    let d = Time::from_ms(25);
+    let topo = parking_lot(2, 1, LinkSpec::new(Rate::gbps(1), d, Bytes(1_000_000))).unwrap();
+    let p = placement(
+        &topo,
+        vec![
+            vm("a", 0, 0.0, 0.2),
+            vm("b", 1, 0.0, 0.2),
+            vm("c", 2, 0.0, 0.15),
+            vm("d", 3, 0.0, 0.15),
+            vm("e", 4, 0.0, 0.2),
+            vm("f", 5, 0.0, 0.2),
+        ],
+    );
+    let transfers = vec![long(2, 3), long(0, 1), long(4, 5)];
+    let tau = Time::from_ms(50);
+    let lrc = LrcConfig {
+        tau_v: tau,
+        tau_r: tau,
+        mu: 0.5,
+        idle_relaxation: false,
+        ..LrcConfig::default()
+    };
+    let sim = FlowSimConfig {
+        rate_interval: Some(tau),
+        stop_at: Some(Time::from_ms(20_000)),
+        ..FlowSimConfig::default()
+    };
+    let fluid = |delay: bool| {
+        let cfg = FlowLevelConfig {
+            lrc: lrc.clone(),
+            feedback_delay: delay,
+            ..FlowLevelConfig::default()
+        };
+        run(&topo, &p, &transfers, &cfg, &sim, &Progress::default()).unwrap()
+    };
+    let delayed = fluid(true);
+    let plain = fluid(false);
+    // The reference.
+    let caps: Vec<f64> = topo.links().iter().map(|l| l.capacity.bps()).collect();
+    let paths = delayed.paths.clone();
+    let w = [0.3, 0.4, 0.4];
+    let m: Vec<usize> = paths.iter().map(|p| 2 * p.len() * 25 / 50).collect();
+    assert_eq!(m, vec![3, 4, 3]);
+    let (a_tau, b_tau) = (lrc.alpha * 0.05, lrc.beta * 0.05);
+    let steps = 400;
+    let mut v = vec![vec![1e6; 3]];
+    let mut r = vec![caps.clone()];
+    for k in 1..=steps {
+        let prev = &v[k - 1];
+        let next_v: Vec<f64> = (0..3)
+            .map(|i| {
+                let seen = &r[k.saturating_sub(m[i])];
+                let target = super::model::objective(w[i], &paths[i], &caps, |l| seen[l]);
+                super::model::rate_step(prev[i], target, a_tau)
+            })
+            .collect();
+        let mut load = vec![0.0; caps.len()];
+        for (i, path) in paths.iter().enumerate() {
+            for &l in path {
+                load[l as usize] += prev[i];
+            }
+        }
+        let next_r: Vec<f64> = (0..caps.len())
+            .map(|l| super::model::factor_step(r[k - 1][l], caps[l], b_tau, load[l], lrc.mu))
+            .collect();
+        v.push(next_v);
+        r.push(next_r);
+    }
+    let sample = |run: &FlowLevelRun, k: usize, i: usize| {
+        run.sim
+            .rates
+            .iter()
+            .find(|s| s.flow == i as u32 && s.time == Time(tau.0 * k as u64))
+            .map(|s| s.rate)
+            .unwrap()
+    };
+    let mut apart = 0.0f64;
+    for k in 0..=steps {
+        for i in 0..3 {
+            let got = sample(&delayed, k, i);
+            assert!(
+                (got / v[k][i] - 1.0).abs() < 1e-9,
+                "step {k}, VM-flow {i}: fluid {got} against the reference {}",
+                v[k][i]
+            );
+            apart = apart.max((sample(&plain, k, i) / got - 1.0).abs());
+        }
+    }
+    assert!(apart > 0.01, "the delay changed nothing: {apart}");
+}
