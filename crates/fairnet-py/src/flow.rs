@@ -259,6 +259,16 @@ fn flow_run<'py>(
         })
         .map_err(value_error)?;
     let wall = t0.elapsed().as_secs_f64();
+    results_dict(py, &r, wall)
+}
+
+/// The flow engine's results as the dict `flow_run` returns (arrays of flows, groups and rate
+/// samples; counters; `wall_seconds`).
+pub(crate) fn results_dict<'py>(
+    py: Python<'py>,
+    r: &flow::FlowSimResults,
+    wall: f64,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let end: Vec<i64> = r
         .flows

@@ -10,6 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod eba_flow;
 mod flow;
 mod hpcc;
 mod model;
@@ -287,5 +288,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hpcc::register(m)?;
     systems::register(m)?;
     model::register(m)?;
+    eba_flow::register(m)?;
     Ok(())
 }

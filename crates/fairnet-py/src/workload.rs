@@ -182,7 +182,70 @@ fn tpch_jobs<'py>(
     Ok(d)
 }
 
+/// MapReduce shuffles (`fairnet::workload::shuffle`): `knots` as (bytes, cumulative fraction)
+/// pairs, `vm_host` the host of every VM. Returns arrays per job (`job_size`, `job_start_ps`,
+/// `job_tasks`) and per transfer (`src_vm`, `dst_vm`, `bytes`, `start_ps`, `job`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn shuffle_workload<'py>(
+    py: Python<'py>,
+    knots: Vec<(f64, f64)>,
+    jobs: usize,
+    mean_interarrival_ps: u64,
+    bytes_per_task: u64,
+    max_tasks: u32,
+    seed: u64,
+    vm_host: Vec<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use workload::shuffle::{shuffle_jobs, ShuffleSpec};
+    let spec = ShuffleSpec {
+        size_knots: knots,
+        jobs,
+        mean_interarrival: fairnet::units::Time(mean_interarrival_ps),
+        bytes_per_task,
+        max_tasks,
+        seed,
+    };
+    let (jobs, transfers) = shuffle_jobs(&spec, &vm_host).map_err(value_error)?;
+    let d = PyDict::new(py);
+    let ints = |v: Vec<i64>| v.into_pyarray(py);
+    d.set_item(
+        "job_size",
+        ints(jobs.iter().map(|j| j.size as i64).collect()),
+    )?;
+    d.set_item(
+        "job_start_ps",
+        ints(jobs.iter().map(|j| j.start.0 as i64).collect()),
+    )?;
+    d.set_item(
+        "job_tasks",
+        ints(jobs.iter().map(|j| j.mappers.len() as i64).collect()),
+    )?;
+    d.set_item(
+        "src_vm",
+        ints(transfers.iter().map(|t| t.src_vm as i64).collect()),
+    )?;
+    d.set_item(
+        "dst_vm",
+        ints(transfers.iter().map(|t| t.dst_vm as i64).collect()),
+    )?;
+    d.set_item(
+        "bytes",
+        ints(transfers.iter().map(|t| t.bytes as i64).collect()),
+    )?;
+    d.set_item(
+        "start_ps",
+        ints(transfers.iter().map(|t| t.start.0 as i64).collect()),
+    )?;
+    d.set_item(
+        "job",
+        ints(transfers.iter().map(|t| t.job as i64).collect()),
+    )?;
+    Ok(d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shuffle_workload, m)?)?;
     m.add_function(wrap_pyfunction!(tpch_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(fat_tree_problem, m)?)?;

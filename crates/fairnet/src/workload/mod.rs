@@ -10,6 +10,7 @@ pub mod dag;
 mod flows;
 mod generators;
 pub mod hpcc;
+pub mod shuffle;
 pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;

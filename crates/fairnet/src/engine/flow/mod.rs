@@ -20,7 +20,10 @@
 //!
 //! Weight policies ([`WeightPolicy`]) change weights at the instants where flows arrive or
 //! finish and, if they ask for it, at periodic decision slots where they see every active
-//! flow's remaining bytes and rate.
+//! flow's remaining bytes and rate. A policy may also set per-flow rate caps
+//! ([`WeightPolicy::sets_caps`]: a host's rate limiter, e.g. for VM-flows) at those instants
+//! and slots, reading at each slot every link's current load and the bits it has carried; the
+//! allocation stays the exact weighted max-min one under the caps.
 //!
 //! DAG jobs: a flow with dependencies starts when the last of them has ended (or at its own
 //! start time, if later). Group results (`tag`) give job completion times and coflow completion
@@ -33,5 +36,5 @@ mod tests;
 
 pub use sim::{
     run, run_with, run_with_progress, ActiveFlow, AllocatorKind, FlowRecord, FlowSimConfig,
-    FlowSimResults, FluidFlow, GroupRecord, RateSample, WeightChange, WeightPolicy,
+    FlowSimResults, FluidFlow, GroupRecord, LinkLoad, RateSample, WeightChange, WeightPolicy,
 };

@@ -93,6 +93,51 @@ pub trait WeightPolicy {
     fn on_slot(&mut self, now: Time, active: &[ActiveFlow], set: &mut dyn FnMut(u32, f64)) {
         let _ = (now, active, set);
     }
+
+    /// Whether the policy also sets per-flow rate caps (then [`Self::caps_on_instant`] and
+    /// [`Self::caps_on_slot`] are called, and the engine keeps each link's carried bits for
+    /// [`LinkLoad`]). Default false.
+    fn sets_caps(&self) -> bool {
+        false
+    }
+
+    /// After [`Self::on_instant`], at an instant with arrivals or departures: `cap(flow,
+    /// rate)` sets a flow's rate cap, bits/s (positive, at least the flow's guarantee;
+    /// `f64::INFINITY` removes it). It replaces the flow's `demand` and takes effect for an
+    /// active flow now, for a waiting flow when it arrives. Default: nothing.
+    fn caps_on_instant(
+        &mut self,
+        now: Time,
+        arrived: &[u32],
+        departed: &[u32],
+        cap: &mut dyn FnMut(u32, f64),
+    ) {
+        let _ = (now, arrived, departed, cap);
+    }
+
+    /// At every decision slot, after [`Self::on_slot`]: every active flow's state (as in
+    /// `on_slot`, weights already changed) and every link's load (indexed by link id); `cap`
+    /// as in [`Self::caps_on_instant`]. Default: nothing.
+    fn caps_on_slot(
+        &mut self,
+        now: Time,
+        active: &[ActiveFlow],
+        links: &[LinkLoad],
+        cap: &mut dyn FnMut(u32, f64),
+    ) {
+        let _ = (now, active, links, cap);
+    }
+}
+
+/// A link's load as a cap-setting [`WeightPolicy`] sees it at a decision slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkLoad {
+    /// The sum of the rates of the flows crossing it since the last event, bits/s.
+    pub rate: f64,
+    /// Bits the flows crossing it have put on it since time 0 (finished flows included): a
+    /// counter whose differences give the rate received over any interval, as a switch port
+    /// measures it.
+    pub carried_bits: f64,
 }
 
 /// Which allocator updates the rates.
@@ -487,6 +532,19 @@ pub fn run_with(
     let (mut arrived, mut departed): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
     let children = children_by(flows.len(), |i| &flows[i].deps)?;
     let mut weights: Vec<f64> = flows.iter().map(|f| f.spec.weight).collect();
+    // Rate caps: the flows' demands, changed by a cap-setting policy.
+    let mut caps: Vec<f64> = flows
+        .iter()
+        .map(|f| f.demand.unwrap_or(f64::INFINITY))
+        .collect();
+    let sets_caps = policy.as_deref().is_some_and(|p| p.sets_caps());
+    // Bits put on each link by finished flows (kept only for a cap-setting policy).
+    let mut finished_bits: Vec<f64> = if sets_caps {
+        vec![0.0; topo.num_links()]
+    } else {
+        Vec::new()
+    };
+    let mut link_loads: Vec<LinkLoad> = Vec::new();
     let mut alloc =
         IncrementalAllocator::new(topo.links().iter().map(|l| l.capacity.bps()).collect());
     // What the settling of a changed rate touches, indexed by allocator slot: dense and as
@@ -586,6 +644,11 @@ pub fn run_with(
             alloc.remove_flow(s.slot.take().expect("a scheduled flow is active"));
             let end = t + s.prop;
             s.end = Some(end);
+            if sets_caps {
+                for &l in &s.path {
+                    finished_bits[l as usize] += s.wire_bits;
+                }
+            }
             active -= 1;
             finished += 1;
             if policy.is_some() {
@@ -613,7 +676,7 @@ pub fn run_with(
                     let slot = alloc.add_flow(
                         &s.path,
                         weights[flow as usize],
-                        f.demand.unwrap_or(f64::INFINITY),
+                        caps[flow as usize],
                         f.guarantee.unwrap_or(0.0),
                     );
                     s.slot = Some(slot);
@@ -649,6 +712,11 @@ pub fn run_with(
                 set_weights(&mut weights, &st, &mut alloc, |set| {
                     p.on_instant(t, &arrived, &departed, set)
                 })?;
+                if sets_caps {
+                    set_caps(&mut caps, flows, &st, &mut alloc, |cap| {
+                        p.caps_on_instant(t, &arrived, &departed, cap)
+                    })?;
+                }
                 arrived.clear();
                 departed.clear();
             }
@@ -668,6 +736,25 @@ pub fn run_with(
                 set_weights(&mut weights, &st, &mut alloc, |set| {
                     p.on_slot(t, &slot_flows, set)
                 })?;
+                if sets_caps {
+                    link_loads.clear();
+                    link_loads.extend(finished_bits.iter().map(|&b| LinkLoad {
+                        rate: 0.0,
+                        carried_bits: b,
+                    }));
+                    for a in &slot_flows {
+                        let s = &st[a.flow as usize];
+                        let sent = s.wire_bits - a.remaining_wire_bytes * 8.0;
+                        for &l in &s.path {
+                            let load = &mut link_loads[l as usize];
+                            load.rate += a.rate;
+                            load.carried_bits += sent;
+                        }
+                    }
+                    set_caps(&mut caps, flows, &st, &mut alloc, |cap| {
+                        p.caps_on_slot(t, &slot_flows, &link_loads, cap)
+                    })?;
+                }
                 if finished < flows.len() {
                     queue.push((t + slot_period.expect("slots are due"), Event::Slot));
                 }
@@ -767,6 +854,47 @@ fn set_weights(
             format!("flows[{f}].weight"),
             format!(
                 "the weight policy set {w}: weights must be positive and finite, for one of the {n} flows"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Runs `call` with a `cap(flow, rate)` that changes the rate cap of a flow (active or not);
+/// an error names the first flow given an unknown index, a cap that is not positive, or a cap
+/// below its guarantee.
+fn set_caps(
+    caps: &mut [f64],
+    flows: &[FluidFlow],
+    st: &[FlowState],
+    alloc: &mut IncrementalAllocator,
+    call: impl FnOnce(&mut dyn FnMut(u32, f64)),
+) -> Result<()> {
+    let n = caps.len();
+    let mut bad = None;
+    call(&mut |f, cap| {
+        let guarantee = flows
+            .get(f as usize)
+            .map_or(0.0, |x| x.guarantee.unwrap_or(0.0));
+        if f as usize >= n || cap.is_nan() || cap <= 0.0 || cap < guarantee {
+            bad.get_or_insert((f, cap, guarantee));
+            return;
+        }
+        caps[f as usize] = cap;
+        if let Some(slot) = st[f as usize].slot {
+            alloc.set_demand(slot, cap);
+        }
+    });
+    match bad {
+        Some((f, cap, _)) if f as usize >= n => Err(Error::invalid(
+            format!("flows[{f}].demand"),
+            format!("the policy capped flow {f} at {cap} b/s, but there are {n} flows"),
+        )),
+        Some((f, cap, guarantee)) => Err(Error::invalid(
+            format!("flows[{f}].demand"),
+            format!(
+                "the policy set a rate cap of {cap} b/s: caps must be positive and at least the \
+                 flow's guarantee ({guarantee} b/s)"
             ),
         )),
         None => Ok(()),

@@ -470,3 +470,191 @@ fn decision_slots_see_remaining_bytes_and_rates_and_set_weights() {
     assert_eq!(late.len(), 1);
     assert_eq!(late[0].flow, 1);
 }
+
+/// A cap-setting policy: caps flow 0 at 2 Gb/s at the first slot, caps each later arrival at
+/// 1 Gb/s as it arrives, lifts flow 0's cap at `lift_at`, and records the links' loads at
+/// every slot.
+struct Capper {
+    lift_at: Time,
+    loads: Vec<(Time, Vec<LinkLoad>)>,
+}
+
+impl WeightPolicy for Capper {
+    fn on_instant(&mut self, _: Time, _: &[u32], _: &[u32], _: &mut dyn FnMut(u32, f64)) {}
+    fn slot(&self) -> Option<Time> {
+        Some(Time::from_ms(2))
+    }
+    fn sets_caps(&self) -> bool {
+        true
+    }
+    fn caps_on_instant(
+        &mut self,
+        now: Time,
+        arrived: &[u32],
+        _: &[u32],
+        cap: &mut dyn FnMut(u32, f64),
+    ) {
+        for &f in arrived {
+            if now > Time::ZERO {
+                cap(f, 1e9);
+            }
+        }
+    }
+    fn caps_on_slot(
+        &mut self,
+        now: Time,
+        _: &[ActiveFlow],
+        links: &[LinkLoad],
+        cap: &mut dyn FnMut(u32, f64),
+    ) {
+        self.loads.push((now, links.to_vec()));
+        if now == Time::ZERO {
+            cap(0, 2e9);
+        }
+        if now == self.lift_at {
+            cap(0, f64::INFINITY);
+        }
+    }
+}
+
+#[test]
+fn a_policy_caps_flows_at_slots_and_arrivals_and_reads_link_loads() {
+    // Dumbbell, 10 Gb/s bottleneck (link 0), 100 Gb/s access links (sender i's is link 2+2i).
+    // Flows 0 and 1 (1 GB each) start at 0; flow 2 at 1 ms. The policy caps flow 0 at 2 Gb/s
+    // at the 0 ms slot and flow 2 at 1 Gb/s when it arrives, and lifts flow 0's cap at 4 ms.
+    // The exact max-min allocation under those caps: 0–1 ms flow 0 at 2, flow 1 at 8 Gb/s;
+    // 1–4 ms 2, 7 and 1 Gb/s; after 4 ms flow 2 stays at its cap and flows 0 and 1 share the
+    // remaining 9 Gb/s: 4.5 each. At the 2 ms slot the bottleneck carries 10 Gb/s and has
+    // carried 10 Gb/s · 2 ms = 2e7 bits; flow 0's access link carries 2 Gb/s (4e6 bits so
+    // far) and flow 2's 1 Gb/s (1e6 bits so far). Every rate sample equals the oracle's
+    // allocation with the caps then in force as demands.
+    let topo = bell(3);
+    let flows = vec![
+        flow(0, 3, 1_000_000_000, Time::ZERO),
+        flow(1, 4, 1_000_000_000, Time::ZERO),
+        flow(2, 5, 1_000_000_000, Time::from_ms(1)),
+    ];
+    let mut p = Capper {
+        lift_at: Time::from_ms(4),
+        loads: Vec::new(),
+    };
+    let cfg = FlowSimConfig {
+        rate_interval: Some(Time::from_us(500)),
+        stop_at: Some(Time::from_ms(6)),
+        ..FlowSimConfig::default()
+    };
+    let r = run_with(
+        &topo,
+        &flows,
+        &[],
+        &cfg,
+        &crate::engine::Progress::default(),
+        Some(&mut p),
+    )
+    .unwrap();
+    let rate = |ms: f64, f: u32| {
+        r.rates
+            .iter()
+            .find(|s| s.time == Time::from_secs_f64(ms * 1e-3) && s.flow == f)
+            .map(|s| s.rate)
+    };
+    let near = |got: Option<f64>, want: f64| got.is_some_and(|g| (g - want).abs() < 1.0);
+    assert!(near(rate(0.5, 0), 2e9) && near(rate(0.5, 1), 8e9));
+    assert!(near(rate(3.0, 0), 2e9) && near(rate(3.0, 1), 7e9) && near(rate(3.0, 2), 1e9));
+    assert!(near(rate(5.0, 0), 4.5e9) && near(rate(5.0, 1), 4.5e9) && near(rate(5.0, 2), 1e9));
+    let (at, loads) = &p.loads[1];
+    assert_eq!(*at, Time::from_ms(2));
+    assert!((loads[0].rate - 1e10).abs() < 1.0);
+    assert!((loads[0].carried_bits - 2e7).abs() < 1.0);
+    assert!((loads[2].rate - 2e9).abs() < 1.0 && (loads[2].carried_bits - 4e6).abs() < 1.0);
+    assert!((loads[6].rate - 1e9).abs() < 1.0 && (loads[6].carried_bits - 1e6).abs() < 1.0);
+    // Against the oracle at each sample: the caps in force as demands.
+    let routing = Routing::new(&topo);
+    let paths: Vec<Vec<u32>> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut route = Vec::new();
+            routing
+                .path_into(
+                    f.spec.src,
+                    f.spec.dst,
+                    PathSelector::FlowHash {
+                        seed: 0,
+                        flow: i as u64,
+                    },
+                    &mut route,
+                )
+                .unwrap();
+            route.iter().map(|l| l.0).collect()
+        })
+        .collect();
+    let caps = |t_ms: f64| -> Vec<f64> {
+        vec![
+            if t_ms < 4.0 { 2e9 } else { f64::INFINITY },
+            f64::INFINITY,
+            1e9,
+        ]
+    };
+    for t_ms in [3.0, 5.0] {
+        let mut input = ProblemInput::from_paths(
+            topo.links().iter().map(|l| l.capacity.bps()).collect(),
+            &paths,
+        );
+        input.demands = Some(caps(t_ms));
+        let want = solve(&Problem::new(input).unwrap()).rates;
+        for (f, w) in want.iter().enumerate() {
+            assert!(near(rate(t_ms, f as u32), *w), "{t_ms} ms flow {f}");
+        }
+    }
+}
+
+/// Caps flow 0 at `cap` at the first slot.
+struct BadCap {
+    cap: f64,
+}
+
+impl WeightPolicy for BadCap {
+    fn on_instant(&mut self, _: Time, _: &[u32], _: &[u32], _: &mut dyn FnMut(u32, f64)) {}
+    fn slot(&self) -> Option<Time> {
+        Some(Time::from_ms(1))
+    }
+    fn sets_caps(&self) -> bool {
+        true
+    }
+    fn caps_on_slot(
+        &mut self,
+        _: Time,
+        _: &[ActiveFlow],
+        _: &[LinkLoad],
+        cap: &mut dyn FnMut(u32, f64),
+    ) {
+        cap(0, self.cap);
+    }
+}
+
+#[test]
+fn a_cap_below_the_guarantee_or_not_positive_is_an_error_naming_the_flow() {
+    // Flow 0 has a 1 Gb/s guarantee: a cap of 0.5 Gb/s cannot hold it, a cap of 0 or NaN is
+    // no rate; each is refused with a message naming flows[0].demand.
+    let topo = bell(1);
+    let mut f = flow(0, 1, 1_000_000, Time::ZERO);
+    f.guarantee = Some(1e9);
+    for bad in [0.5e9, 0.0, f64::NAN] {
+        let mut p = BadCap { cap: bad };
+        let e = run_with(
+            &topo,
+            std::slice::from_ref(&f),
+            &[],
+            &FlowSimConfig::default(),
+            &crate::engine::Progress::default(),
+            Some(&mut p),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("flows[0].demand") && e.contains("guarantee"),
+            "{e}"
+        );
+    }
+}

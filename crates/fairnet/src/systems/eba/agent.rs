@@ -17,13 +17,12 @@
 //!   ends at 34 Gb/s; we carry it in kbit/s ([`encode_factor`]), which reaches 4.29 Tb/s, so
 //!   the "beyond the paper" runs at 100 Gb/s fit.
 
-use super::config::LrcConfig;
+pub use super::config::MIN_IDLE_UTILIZATION;
+use super::config::{relaxed_period, LrcConfig};
+use super::model::factor_step;
 use crate::engine::packet::pkt::{PacketId, PacketPool};
 use crate::engine::packet::{PacketKind, PortAgent, PortView};
 use crate::units::Rate;
-
-/// The smallest utilization idle relaxation divides τ_r by: at most 100·τ_r between updates.
-pub const MIN_IDLE_UTILIZATION: f64 = 0.01;
 
 /// A rate in bits/s as the control packet's 32-bit field, in kbit/s (rounded, saturating;
 /// at least 1).
@@ -92,13 +91,13 @@ impl RateFactorAgent {
         let dt = (now - self.last) as f64 * 1e-12;
         let v = (port.tx_bytes - wire - self.last_tx) as f64 * 8.0 / dt;
         let c = self.capacity;
-        self.r = (self.r * (self.beta * dt * (1.0 - v / (self.mu * c))).exp()).min(c);
-        let nu = v / c;
-        let period = if self.idle_relaxation && nu < self.idle_utilization {
-            (self.tau_r as f64 / nu.max(MIN_IDLE_UTILIZATION)) as u64
-        } else {
-            self.tau_r
-        };
+        self.r = factor_step(self.r, c, self.beta * dt, v, self.mu);
+        let period = relaxed_period(
+            self.tau_r,
+            self.idle_relaxation,
+            self.idle_utilization,
+            v / c,
+        );
         self.last = now;
         self.last_tx = port.tx_bytes - wire;
         self.due = now + period;

@@ -6,6 +6,20 @@ use crate::error::{Error, Result};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
+/// The smallest utilization idle relaxation divides τ_r by: at most 100·τ_r between updates.
+pub const MIN_IDLE_UTILIZATION: f64 = 0.01;
+
+/// Idle relaxation (§VI-B): the time (ps) to a port's next rate-factor update after one that
+/// measured utilization `nu`: `τ_r/ν` below `idle_utilization` (ν taken as at least
+/// [`MIN_IDLE_UTILIZATION`]; the paper's `τ_r/ν` is unbounded on an idle link), else `τ_r`.
+pub fn relaxed_period(tau_r: u64, idle_relaxation: bool, idle_utilization: f64, nu: f64) -> u64 {
+    if idle_relaxation && nu < idle_utilization {
+        (tau_r as f64 / nu.max(MIN_IDLE_UTILIZATION)) as u64
+    } else {
+        tau_r
+    }
+}
+
 /// Configuration of the logistic rate controller (`[eba]` in a scenario).
 ///
 /// Defaults are the paper's simulation settings (§VII-C: "we set α = β = 2 s⁻¹, τ_r = 100 ms,

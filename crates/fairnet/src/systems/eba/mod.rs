@@ -16,6 +16,7 @@
 //! | §IV-A Eq. (15), §IV-B Eqs. (16)–(17), §VI-B μ | the discrete recursion with the guarantee floor and the rate-factor cap | [`model::LrcRecursion`] |
 //! | Algorithm 2 lines 15–26, §V-C, §VI-B | the switch part: a port's rate factor, control packets take the smaller | [`agent::RateFactorAgent`] (not yet in the registry) |
 //! | — | the named model `eba_lrc` (one bottleneck) of `fairnet model list` | [`model::SingleLink`] |
+//! | Algorithm 2 in fluid form, §VI-B, §VII-C's VM-level simulator; reservation and best effort | VM-flow rate limits on the flow engine's exact allocation | [`flow_level`] |
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
 //! Still to come (issue 23, in this order): the rest of LRC at packet level (Algorithm 2's host
@@ -53,9 +54,12 @@
 
 pub mod agent;
 pub mod config;
+pub mod flow_level;
 pub mod guarantee;
 pub mod model;
 
+#[cfg(test)]
+mod flow_level_tests;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]

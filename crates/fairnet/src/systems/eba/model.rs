@@ -164,11 +164,7 @@ impl LrcNetwork {
     /// `r̃_i = w_i · min{ min(r_l, C_l) : l ∈ L_i }` (Eq. 6 with the cap of Eq. 17), from
     /// the rate factors `r(l)`.
     pub fn objective(&self, i: usize, r: impl Fn(usize) -> f64) -> f64 {
-        let m = self.paths[i]
-            .iter()
-            .map(|&l| r(l as usize).min(self.capacities[l as usize]))
-            .fold(f64::INFINITY, f64::min);
-        self.weights[i] * m
+        objective(self.weights[i], &self.paths[i], &self.capacities, r)
     }
 
     /// The oracle's problem with the same weights, guarantees and demands on capacities
@@ -183,6 +179,30 @@ impl LrcNetwork {
         input.demands = Some(self.demands.clone());
         Problem::new(input)
     }
+}
+
+/// `r̃ = w · min{ min(r_l, C_l) : l ∈ path }` (Eq. 6 with the cap of Eq. 17): what a
+/// VM-flow of weight `w` aims at, from the rate factors `r(l)` of the links on its path (the
+/// smallest one a forward control packet collects, Algorithm 2 lines 21–24).
+pub fn objective(w: f64, path: &[u32], capacities: &[f64], r: impl Fn(usize) -> f64) -> f64 {
+    let m = path
+        .iter()
+        .map(|&l| r(l as usize).min(capacities[l as usize]))
+        .fold(f64::INFINITY, f64::min);
+    w * m
+}
+
+/// Eq. (15)'s VM-flow step (Algorithm 2 line 7): `v^(1−ατ_v) · r̃^(ατ_v)`, with `a_tau`
+/// = `α·τ_v` and `target` = `r̃` ([`objective`]).
+pub fn rate_step(v: f64, target: f64, a_tau: f64) -> f64 {
+    v.powf(1.0 - a_tau) * target.powf(a_tau)
+}
+
+/// Eq. (15)'s rate-factor step with μ (§VI-B) and the cap of Eq. (17) (Algorithm 2 lines
+/// 18–19): `min(C, r · exp(βΔt (1 − load/(μC))))`, with `beta_dt` = `β·Δt` (Δt = τ_r, or the
+/// time since the last update where that is longer) and `load` the rate the link received.
+pub fn factor_step(r: f64, capacity: f64, beta_dt: f64, load: f64, mu: f64) -> f64 {
+    (r * (beta_dt * (1.0 - load / (mu * capacity))).exp()).min(capacity)
 }
 
 /// Eq. (6): the continuous logistic rate-control model, with Eqs. (16)–(17) and μ.
@@ -444,13 +464,12 @@ impl Discrete for LrcRecursion {
         if due_v {
             for i in 0..nf {
                 let target = self.net.objective(i, |l| r_seen[l]);
-                next[i] = v[i].powf(1.0 - self.a_tau) * target.powf(self.a_tau);
+                next[i] = rate_step(v[i], target, self.a_tau);
             }
         }
         if due_r {
             for (l, c) in self.net.capacities.iter().enumerate() {
-                let grown = r[l] * (self.b_tau * (1.0 - load_seen[l] / (self.mu * c))).exp();
-                next[nf + l] = grown.min(*c);
+                next[nf + l] = factor_step(r[l], *c, self.b_tau, load_seen[l], self.mu);
             }
         }
         let (v_new, rest) = next.split_at_mut(nf);

@@ -1,0 +1,63 @@
+"""The eBA flow-level paper entries (Figs. 10–11, Fig. 14) at smoke scale: each test states
+what the paper claims and what our run must show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from test_paper import check_smoke
+
+from fairnet.paper import get
+
+
+def test_eba_fig10_11_smoke_uniform_increase_speeds_convergence_and_nothing_else_does(
+    tmp_path: Path,
+) -> None:
+    # eBA §VII-B, Fig. 10: without uniform increase the convergence time hardly depends on
+    # τ_v / τ_r ("the convergence of the rates is independent of time parameters", §III-C:
+    # smaller τ, smaller steps); with it ατ_v and βτ_r stay fixed, so Eq. (15) takes the same
+    # steps, only more often: the time scales with τ (0.2 at τ_v = 10 ms against 50 ms, up to
+    # the 5 ms sampling). Without UI we allow 10% between the two τ (Eq. 15 tends to Eq. 6 as
+    # τ shrinks, first order: a few percent here). Fig. 11's fluctuations are TCP's and the
+    # measurement's; a fluid link measures exactly, so after convergence every sample is
+    # within 5% (the paper: 98% of the time on its testbed).
+    console = Console(record=True, width=132)
+    result = get("eba-fig10-11").run("smoke", tmp_path, console)
+    check_smoke("eba-fig10-11", result, tmp_path)
+    for name in ("Y joins", "Y at 300 Mb/s"):
+
+        def conv(ui: bool, s: float, name: str = name) -> float:
+            (r,) = [
+                r
+                for r in result.rows
+                if r["scenario"] == name and r["uniform_increase"] == ui and r["scale"] == s
+            ]
+            return float(r["convergence_s"])
+
+        assert abs(conv(False, 0.2) / conv(False, 1.0) - 1.0) < 0.10, name
+        assert conv(True, 1.0) == conv(False, 1.0), name  # the same parameters at s = 1
+        ratio = conv(True, 0.2) / conv(True, 1.0)
+        assert 0.15 < ratio < 0.25, (name, ratio)
+    assert all(r["late_within_5pct"] == 1.0 for r in result.rows)
+    assert (tmp_path / "eba-fig10-11.png").exists()
+
+
+def test_eba_fig14_smoke_lrc_sits_between_reservation_and_best_effort(tmp_path: Path) -> None:
+    # eBA §VII-C, Fig. 14: LRC keeps each VM-flow's guarantee as a floor and uses the spare
+    # bandwidth, so large shuffles finish faster than under reservation (in both networks);
+    # small ones no slower than under reservation; and LRC's utilization is close to best
+    # effort's (the paper: 96%). We assert LRC's utilization at least 90% of best effort's
+    # (the paper's 96% less a margin for a different trace) and above reservation's.
+    console = Console(record=True, width=132)
+    result = get("eba-fig14").run("smoke", tmp_path, console)
+    check_smoke("eba-fig14", result, tmp_path)
+    for net in ("full bisection", "4× oversubscribed"):
+        by = {r["control"]: r for r in result.rows if r["network"] == net}
+        assert by["lrc"]["large_mean_s"] < by["reservation"]["large_mean_s"], net
+        assert by["lrc"]["small_median_s"] <= by["reservation"]["small_median_s"], net
+        u = by["lrc"]["utilization_vs_best_effort"]
+        assert u >= 0.9 and u > by["reservation"]["utilization_vs_best_effort"], net
+        assert by["best_effort"]["utilization_vs_best_effort"] == 1.0
+        assert {r["jobs"] for r in by.values()} == {45}
+    assert (tmp_path / "eba-fig14.png").exists()
