@@ -291,13 +291,21 @@ impl Problem {
 
     /// The transpose of the routing matrix: for every link, the flows crossing it (CSR).
     pub fn link_flows(&self) -> LinkFlows {
-        let n_links = self.num_links();
-        let mut ptr = vec![0usize; n_links + 1];
+        let mut degree = vec![0u32; self.num_links()];
         for &l in &self.path_links {
-            ptr[l as usize + 1] += 1;
+            degree[l as usize] += 1;
         }
-        for l in 0..n_links {
-            ptr[l + 1] += ptr[l];
+        self.link_flows_of_degrees(&degree)
+    }
+
+    /// [`Problem::link_flows`] given the number of flows crossing each link (the oracle counts
+    /// them in its own first pass over the paths, and saves this one a pass).
+    pub(crate) fn link_flows_of_degrees(&self, degree: &[u32]) -> LinkFlows {
+        let n_links = self.num_links();
+        let mut ptr = Vec::with_capacity(n_links + 1);
+        ptr.push(0usize);
+        for &d in degree {
+            ptr.push(ptr[ptr.len() - 1] + d as usize);
         }
         let mut fill = ptr[..n_links].to_vec();
         let mut flows = vec![0u32; self.path_links.len()];
