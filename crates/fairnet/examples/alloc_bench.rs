@@ -4,14 +4,15 @@
 //!
 //! ```sh
 //! cargo run --release -p fairnet --example alloc_bench -- 16 1000000 5
+//! cargo run --release -p fairnet --example alloc_bench -- 16 1000000 5 2   # index on 2 threads
 //! ```
 //!
 //! Prints, per solve, wall and CPU time of the solving thread (CPU time is steadier on a shared
-//! machine); then the best of each, `N_∞`, whether the independent checker accepts the rates,
+//! machine; with more than one thread it leaves out the index threads' time); then the best of each, `N_∞`, whether the independent checker accepts the rates,
 //! the peak RSS of the process, and a hash of every output bit (rates, bottlenecks, link levels
 //! and iterations) so that an A/B of two builds shows at once whether a change altered a result.
 
-use fairnet::alloc::{check, solve, Allocation, Problem};
+use fairnet::alloc::{check, solve_with_threads, Allocation, Problem};
 use fairnet::registry::bench::thread_cpu_seconds;
 use fairnet::units::Rate;
 use fairnet::workload::fat_tree_problem;
@@ -57,9 +58,10 @@ fn main() -> Result<(), Box<dyn Error>> {
             .unwrap_or(default))
     };
     let (k, flows, reps) = (arg(0, 16)? as u32, arg(1, 1_000_000)?, arg(2, 5)?.max(1));
+    let threads = arg(3, 1)?.max(1);
     let p = Problem::new(fat_tree_problem(k, flows, 1, (0.1, 10.0), Rate::gbps(100))?)?;
     println!(
-        "k={k} fat-tree, {flows} flows, {} links, {} flow-link incidences",
+        "k={k} fat-tree, {flows} flows, {} links, {} flow-link incidences, {threads} thread(s)",
         p.num_links(),
         p.path_links().len()
     );
@@ -69,7 +71,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         drop(last.take());
         let cpu0 = thread_cpu_seconds();
         let t0 = Instant::now();
-        let a = solve(&p);
+        let a = solve_with_threads(&p, threads);
         let wall = t0.elapsed().as_secs_f64();
         let cpu = match (cpu0, thread_cpu_seconds()) {
             (Some(a), Some(b)) => b - a,

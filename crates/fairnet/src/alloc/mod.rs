@@ -24,7 +24,7 @@ pub use heap::IndexedMinHeap;
 pub use incremental::{IncrementalAllocator, IncrementalStats, Slot, LEVEL_TOL, SLACK_MARGIN};
 pub use kwaterfill::{k_waterfilling, KWaterfilling, Radius};
 pub use problem::{LinkFlows, Problem, ProblemInput, REL_TOL};
-pub use waterfill::{solve, Allocation};
+pub use waterfill::{solve, solve_with_threads, Allocation};
 
 /// Iteration counts of k-Water-filling for `k = 1, 2, ∞`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

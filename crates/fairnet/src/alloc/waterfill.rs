@@ -104,13 +104,21 @@ impl LinkState {
     }
 }
 
-/// Computes the exact weighted max-min fair allocation (with caps and guarantees) of `p`.
-pub fn solve(p: &Problem) -> Allocation {
-    let n_flows = p.num_flows();
-    let n_links = p.num_links();
-    let caps = p.capacities();
-    let weights = p.weights();
+/// The state before the first event, from one pass over the flows.
+struct Start {
+    links: LinkState,
+    state: FlowState,
+    guarantee_exits: Vec<(f64, u32)>,
+    cap_events: Vec<(f64, u32)>,
+    /// How many flows cross each link (for the transpose).
+    degree: Vec<u32>,
+}
 
+/// One pass over the paths: the initial load of every link, the flows' starting regimes, their
+/// guarantee-exit and cap events, and how many flows cross each link.
+fn start(p: &Problem) -> Start {
+    let (n_flows, n_links) = (p.num_flows(), p.num_links());
+    let weights = p.weights();
     let mut links = LinkState {
         fixed: vec![0.0; n_links],
         weight: vec![0.0; n_links],
@@ -124,9 +132,6 @@ pub fn solve(p: &Problem) -> Allocation {
     };
     let mut guarantee_exits: Vec<(f64, u32)> = Vec::new();
     let mut cap_events: Vec<(f64, u32)> = Vec::new();
-
-    // One pass over the paths: the initial load of every link, and how many flows cross it
-    // (for the transpose, built next).
     let mut degree = vec![0u32; n_links];
     for f in 0..n_flows {
         let (w, g, d) = (weights[f], p.guarantee(f), p.demand(f));
@@ -159,7 +164,49 @@ pub fn solve(p: &Problem) -> Allocation {
             cap_events.push((d / w, f as u32));
         }
     }
-    let link_flows = p.link_flows_of_degrees(&degree);
+    Start {
+        links,
+        state,
+        guarantee_exits,
+        cap_events,
+        degree,
+    }
+}
+
+/// Computes the exact weighted max-min fair allocation (with caps and guarantees) of `p`, on
+/// the calling thread.
+pub fn solve(p: &Problem) -> Allocation {
+    solve_with_threads(p, 1)
+}
+
+/// [`solve`] with the links × flows index built by `threads` threads while the calling thread
+/// makes the first pass over the flows; the event loop is sequential. The result is the same,
+/// bit for bit, for any number of threads (the index is the same entry for entry, and every sum
+/// is taken in the same order).
+pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
+    let n_flows = p.num_flows();
+    let n_links = p.num_links();
+    let caps = p.capacities();
+    let weights = p.weights();
+
+    let (first, link_flows) = if threads <= 1 {
+        let first = start(p);
+        let link_flows = p.link_flows_of_degrees(&first.degree);
+        (first, link_flows)
+    } else {
+        std::thread::scope(|s| {
+            let index = s.spawn(|| p.link_flows_parallel(threads));
+            let first = start(p);
+            (first, index.join().expect("index thread"))
+        })
+    };
+    let Start {
+        mut links,
+        mut state,
+        mut guarantee_exits,
+        mut cap_events,
+        degree,
+    } = first;
     drop(degree);
     let by_level = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
     guarantee_exits.sort_unstable_by(by_level);
