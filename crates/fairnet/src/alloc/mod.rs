@@ -2,7 +2,8 @@
 //!
 //! - [`solve`]: exact weighted max-min fair rates for single-path flows with real weights,
 //!   optional rate caps (demands) and minimum guarantees, plus each flow's bottleneck link and
-//!   `N_∞` (event-driven water-filling, see [`waterfill`]).
+//!   `N_∞` (event-driven water-filling, see [`waterfill`]); [`solve_with_threads`] builds its
+//!   index on several threads, with the same result.
 //! - [`k_waterfilling`]: s-PERC Algorithm 1 for `k = 1, 2, ∞`, returning `N_k` and the iteration
 //!   in which every link is removed.
 //! - [`IncrementalAllocator`]: the same rates for a set of flows that changes over time,

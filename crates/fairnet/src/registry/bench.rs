@@ -141,7 +141,7 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     // SAFETY: `clock_gettime` (libc, which std links) writes one `struct timespec` (two 64-bit
     // fields on 64-bit Linux) to the pointer, which points at a live, writable one.
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    (rc == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    (rc == 0).then_some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
 }
 
 /// CPU time of the calling thread: not available off 64-bit Linux.
