@@ -88,6 +88,13 @@ class Allocation:
         return float(self._inner.solve_seconds)
 
     @property
+    def solve_cpu_seconds(self) -> float:
+        """CPU time of the thread that ran the solve (NaN where the OS does not report it);
+        steadier than :attr:`solve_seconds` on a loaded machine."""
+        cpu = self._inner.solve_cpu_seconds
+        return float("nan") if cpu is None else float(cpu)
+
+    @property
     def kinf(self) -> int:
         """N_inf, the number of iterations of standard water-filling (free with the solve)."""
         return int(self._inner.kinf)

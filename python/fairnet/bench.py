@@ -55,6 +55,75 @@ def time_allocation(k: int, n_flows: int, seed: int, repeat: int) -> dict:
     }
 
 
+def compare_with_numpy(k: int, n_flows: int, seed: int, repeat: int) -> dict:
+    """The oracle's solve against the NumPy + scipy.sparse water-filling
+    (:mod:`fairnet.numpy_waterfill`) on the same arrays, alternated in one sitting (best of
+    ``repeat`` each, CPU seconds: both run on one thread, and CPU time is steadier than wall
+    time on a shared machine), and the largest relative difference between their rates."""
+    from fairnet import numpy_waterfill
+
+    spec = workload.fat_tree_problem(k, n_flows, seed=seed)
+    indptr, indices = spec.paths
+    ours = theirs = float("inf")
+    result = reference = None
+    for _ in range(repeat):
+        result = reference = None
+        gc.collect()
+        result = alloc.allocate(spec.capacities, spec.paths, spec.weights)
+        ours = min(ours, result.solve_cpu_seconds)
+        gc.collect()
+        t0 = time.process_time()
+        reference = numpy_waterfill.waterfill(spec.capacities, indptr, indices, spec.weights)
+        theirs = min(theirs, time.process_time() - t0)
+    assert result is not None and reference is not None
+    diff = float(np.max(np.abs(result.rates - reference.rates) / reference.rates))
+    return {
+        "k": k,
+        "flows": n_flows,
+        "solve_s": ours,
+        "numpy_s": theirs,
+        "ratio": theirs / ours,
+        "kinf": result.kinf,
+        "numpy_iterations": reference.iterations,
+        "max_rel_diff": diff,
+        "same_rates": diff <= 1e-9,
+    }
+
+
+def print_numpy_comparison(quick: bool, seed: int) -> list[dict]:
+    """Prints the table of :func:`compare_with_numpy` on the 1M-flow problem (100k with
+    ``quick``) and the 100k-flow problems on k = 8 and k = 16 fat-trees."""
+    try:
+        import scipy  # noqa: F401
+    except ImportError:
+        console.print("NumPy reference skipped: it needs scipy (pip install 'fairnet[bench]')")
+        return []
+    problems = [(16, 100_000), (8, 100_000)] + ([] if quick else [(16, 1_000_000)])
+    t = Table(
+        title="Against a vectorized NumPy + scipy.sparse water-filling "
+        "(same arrays, alternated, best of 3 CPU times each)"
+    )
+    for col in ("k", "flows", "fairnet solve", "NumPy solve", "ratio", "N_inf (both)", "rates"):
+        t.add_column(col, justify="right")
+    rows = []
+    for k, n in problems:
+        r = compare_with_numpy(k, n, seed, 3)
+        rows.append(r)
+        t.add_row(
+            str(k),
+            f"{n:,}",
+            f"{r['solve_s'] * 1e3:.1f} ms",
+            f"{r['numpy_s'] * 1e3:.1f} ms",
+            f"{r['ratio']:.1f}x",
+            f"{r['kinf']} / {r['numpy_iterations']}",
+            f"same (max rel. diff {r['max_rel_diff']:.1e})"
+            if r["same_rates"]
+            else f"DIFFER (max rel. diff {r['max_rel_diff']:.1e})",
+        )
+    console.print(t)
+    return rows
+
+
 def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
     """Runs the oracle benchmark and prints its tables. Returns the rows."""
     console.print(f"fairnet {_core.__version__} oracle benchmark (best of 3, one core)")
@@ -104,6 +173,7 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
                 f"{paper * 1e3:,.2f} ms" if paper else "",
             )
         console.print(t)
+    rows.extend(print_numpy_comparison(quick, seed))
     return rows
 
 

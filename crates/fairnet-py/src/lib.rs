@@ -5,6 +5,7 @@
 //! reports.
 
 use fairnet::alloc::{self, Allocation, IterationCounts, Problem, ProblemInput, Radius};
+use fairnet::registry::bench::thread_cpu_seconds;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -84,6 +85,7 @@ struct PyAllocation {
     counts: Option<IterationCounts>,
     removal: [Option<Vec<Option<u32>>>; 2],
     solve_seconds: f64,
+    solve_cpu_seconds: Option<f64>,
 }
 
 fn option_index_array<'py>(py: Python<'py>, v: &[Option<u32>]) -> Bound<'py, PyArray1<i64>> {
@@ -122,6 +124,12 @@ impl PyAllocation {
     #[getter]
     fn solve_seconds(&self) -> f64 {
         self.solve_seconds
+    }
+
+    /// CPU time of the solving thread, seconds (`None` where the OS does not report it).
+    #[getter]
+    fn solve_cpu_seconds(&self) -> Option<f64> {
+        self.solve_cpu_seconds
     }
 
     /// `N_inf` (free with the solve).
@@ -194,10 +202,13 @@ fn allocate(
     let problem = build_problem(
         capacities, path_ptr, path_links, weights, demands, guarantees, flow_names, link_names,
     )?;
-    let (solution, solve_seconds) = py.detach(|| {
+    let (solution, solve_seconds, solve_cpu_seconds) = py.detach(|| {
+        let cpu0 = thread_cpu_seconds();
         let t0 = std::time::Instant::now();
         let s = alloc::solve(&problem);
-        (s, t0.elapsed().as_secs_f64())
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = cpu0.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
+        (s, wall, cpu)
     });
     Ok(PyAllocation {
         problem,
@@ -205,6 +216,7 @@ fn allocate(
         counts: None,
         removal: [None, None],
         solve_seconds,
+        solve_cpu_seconds,
     })
 }
 

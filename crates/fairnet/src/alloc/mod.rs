@@ -2,7 +2,8 @@
 //!
 //! - [`solve`]: exact weighted max-min fair rates for single-path flows with real weights,
 //!   optional rate caps (demands) and minimum guarantees, plus each flow's bottleneck link and
-//!   `N_∞` (event-driven water-filling, see [`waterfill`]).
+//!   `N_∞` (event-driven water-filling, see [`waterfill`]); [`solve_with_threads`] builds its
+//!   index on several threads, with the same result.
 //! - [`k_waterfilling`]: s-PERC Algorithm 1 for `k = 1, 2, ∞`, returning `N_k` and the iteration
 //!   in which every link is removed.
 //! - [`IncrementalAllocator`]: the same rates for a set of flows that changes over time,
@@ -24,7 +25,7 @@ pub use heap::IndexedMinHeap;
 pub use incremental::{IncrementalAllocator, IncrementalStats, Slot, LEVEL_TOL, SLACK_MARGIN};
 pub use kwaterfill::{k_waterfilling, KWaterfilling, Radius};
 pub use problem::{LinkFlows, Problem, ProblemInput, REL_TOL};
-pub use waterfill::{solve, Allocation};
+pub use waterfill::{solve, solve_with_threads, Allocation};
 
 /// Iteration counts of k-Water-filling for `k = 1, 2, ∞`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -319,6 +319,18 @@ proptest! {
     }
 
     #[test]
+    fn any_thread_count_gives_the_same_bits(p in arb_problem(), threads in 2usize..5) {
+        // The index is built by several threads but is the same entry for entry, and the event
+        // loop is sequential: every output must be identical to the one-thread solve.
+        let (one, many) = (solve(&p), solve_with_threads(&p, threads));
+        let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&one.rates), bits(&many.rates));
+        prop_assert_eq!(&one.bottleneck, &many.bottleneck);
+        prop_assert_eq!(&one.link_iteration, &many.link_iteration);
+        prop_assert_eq!(one.iterations, many.iterations);
+    }
+
+    #[test]
     fn every_k_gives_the_same_rates_and_n1_le_n2_le_ninf(p in arb_problem()) {
         let a = solve(&p);
         let k1 = k_waterfilling(&p, Radius::One);
