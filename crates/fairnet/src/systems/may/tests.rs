@@ -17,13 +17,10 @@
 //! flows on 10 Mb/s.
 
 use super::MayConfig;
-use crate::engine::packet::{CcContext, FlowPaths, PacketResults, PortInfo, SchemeSet, Transport};
-use crate::error::Result;
+use crate::engine::packet::PacketResults;
 use crate::ids::NodeId;
 use crate::metrics::jain_index;
-use crate::registry::{
-    AgentImpl, Builtin, CcImpl, PacketConfig, QdiscConfig, QdiscImpl, TransportKind,
-};
+use crate::registry::{FlowTransport, PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use crate::test_support::{oracle_rates, wire_throughput};
 use crate::topo::{may_fig6, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
@@ -100,50 +97,25 @@ fn rtts(n: usize) -> Vec<Time> {
         .collect()
 }
 
-/// The registered schemes, except that the flows listed in `cbr` send at a constant rate
-/// (the engine's UDP) instead of TCP: §IV.C mixes one CBR flow with TCP flows.
-struct WithCbr {
-    inner: Builtin,
-    cbr: Vec<(usize, Rate)>,
-}
-
-impl SchemeSet for WithCbr {
-    type Cc = CcImpl;
-    type Qdisc = QdiscImpl;
-    type Agent = AgentImpl;
-    fn prepare(&mut self, flows: &FlowPaths<'_>) -> Result<()> {
-        self.inner.prepare(flows)
-    }
-    fn transport(&self, i: usize, flow: &FlowSpec, ctx: &CcContext) -> Result<Transport<CcImpl>> {
-        match self.cbr.iter().find(|(j, _)| *j == i) {
-            Some(&(_, rate)) => Ok(Transport::ConstantRate(rate)),
-            None => self.inner.transport(i, flow, ctx),
-        }
-    }
-    fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
-        self.inner.qdisc(port)
-    }
-    fn port_agent(&self, port: &PortInfo) -> Result<Option<AgentImpl>> {
-        self.inner.port_agent(port)
-    }
-}
-
-/// Runs `flows` on `topo` (flows in `cbr` at a constant rate) and returns the records at
+/// Runs `flows` on `topo` (the flows listed in `cbr` at a constant rate, the engine's UDP, by
+/// their own transport: §IV.C mixes one CBR flow with TCP flows) and returns the records at
 /// `from` and at `to`.
 fn run(
     topo: &Topology,
     flows: &[FlowSpec],
-    cfg: PacketConfig,
+    mut cfg: PacketConfig,
     cbr: Vec<(usize, Rate)>,
     from: Time,
     to: Time,
 ) -> (PacketResults, PacketResults) {
-    let engine = cfg.engine();
-    let set = WithCbr {
-        inner: Builtin::new(cfg).unwrap(),
-        cbr,
-    };
-    let mut sim = crate::engine::packet::PacketSim::new(topo, flows, engine, set).unwrap();
+    cfg.flow_transports = vec![None; flows.len()];
+    for (i, rate) in cbr {
+        cfg.flow_transports[i] = Some(FlowTransport {
+            kind: TransportKind::Udp,
+            udp_rate: Some(rate),
+        });
+    }
+    let mut sim = PacketSim::from_config(topo, flows, cfg).unwrap();
     let a = sim.run_until(from).unwrap();
     let b = sim.run_until(to).unwrap();
     assert!(b.conservation.holds(), "{:?}", b.conservation);
