@@ -9,7 +9,10 @@ identical to the sending rate, while for x₁ > x_f CBR flow is shut down, by re
 zero throughput."
 
 Ours: the scenario of :mod:`fairnet.paper.may.common` (TCP as §IV, MAY with the paper's
-parameters, §IV.B's 100-packet buffer: the paper gives none here); the CBR flow is the packet
+parameters); the buffer, which the paper does not give here, is one bandwidth-delay product at
+the mean RTT (577 packets at 40 Mb/s and 120 ms: with §IV.B's 100 packets the TCP flows leave
+the link below u₀ = 0.98, ν stays near 0 and a CBR flow at 1.5 times the fair share kept
+99.4% of its rate, as analysed for Fig. 7 in docs/systems/may.md); the CBR flow is the packet
 engine's constant-rate sender, given by its own flow row (``transport = "udp"``, ``udp_rate``),
 and starts with the TCP flows; RTTs evenly spread over 20–220 ms (the paper draws them
 uniformly; the CBR flow's is the middle one, 120 ms). Rates are wire rates (1040-byte packets).
@@ -36,6 +39,7 @@ from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.may.common import (
     LONG,
     PAYLOAD,
+    WIRE,
     may,
     node_index,
     one_link,
@@ -52,6 +56,11 @@ SETTINGS: dict[str, tuple[int, float, list[float], float]] = {
 }
 
 
+def buffer_packets(rate_bps: float, rtts_ms: list[float]) -> int:
+    """The bottleneck's buffer: one bandwidth-delay product at the mean RTT (module doc)."""
+    return round(rate_bps * float(np.mean(rtts_ms)) / 1000 / (WIRE * 8))
+
+
 def scenario(n_tcp: int, mbps: float, cbr_bps: float, d: float, outdir: Path) -> dict[str, Any]:
     """The topology and flows: ``n_tcp`` long TCP flows and, last, the CBR flow (its row
     carries its own transport); the CBR flow's size outlasts the run."""
@@ -59,14 +68,14 @@ def scenario(n_tcp: int, mbps: float, cbr_bps: float, d: float, outdir: Path) ->
     rtts = [20 + 200 * i / (n - 1) for i in range(n)]
     # The CBR flow takes the middle RTT; the TCP flows keep the others in order.
     middle = rtts.pop(n // 2)
-    topo, flows = one_link(mbps * 1e6, [*rtts, middle])
+    topo, flows = one_link(mbps * 1e6, [*rtts, middle], buffer_packets(mbps * 1e6, rtts))
     spec: list[dict[str, Any]] = [
         {"src": node_index(topo, s), "dst": node_index(topo, t), "size": LONG, "start": f"{k}ms"}
         for k, (s, t, _) in enumerate(flows)
     ]
     # Payload bytes the CBR flow sends in the run (its rate is a wire rate), and more.
     spec[-1] |= {
-        "size": int(cbr_bps * d / 8 * PAYLOAD / (PAYLOAD + 40)) + 10 * PAYLOAD,
+        "size": int(cbr_bps * d / 8 * PAYLOAD / WIRE) + 10 * PAYLOAD,
         "transport": "udp",
         "udp_rate": f"{cbr_bps:.0f}bps",
     }
