@@ -8,6 +8,7 @@ use crate::units::Time;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 /// The flows' weights by flow id, for weighted MAY: shared by every port of a run and filled
@@ -80,7 +81,7 @@ pub struct May {
     rate: f64,
     /// ν.
     nu: f64,
-    table: HashMap<u64, Entry>,
+    table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
     /// LastUpdate (Fig. 1 line 28), ps.
     last_update: u64,
     /// What CurrentUtilization counts ([`MayConfig::utilization`]).
@@ -104,6 +105,26 @@ pub struct May {
     utilization: f64,
     rng: ChaCha8Rng,
     stats: MayStats,
+}
+
+/// The table's hasher: keys are flow ids or fingerprints (one `u64` each), mixed by
+/// [`mix64`] — a few multiplications per packet instead of the standard library's SipHash,
+/// which made a lookup MAY's largest per-packet cost (`examples/may_cost.rs`).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix64(self.0 ^ b as u64);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = mix64(key);
+    }
 }
 
 /// SplitMix64's finalizer: the fingerprint hash.
@@ -138,7 +159,7 @@ impl May {
             weight_changes: HashMap::new(),
             rate: p.rate.bps(),
             nu: cfg.nu0,
-            table: HashMap::new(),
+            table: HashMap::default(),
             last_update: 0,
             signal: cfg.utilization,
             byte_unit: cfg.bytes.then(|| p.mtu_wire.0.max(1) as f64),
