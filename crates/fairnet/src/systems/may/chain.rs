@@ -120,7 +120,7 @@ impl Model for AimdChain {
         let mut y = vec![1.0; n];
         y.extend((0..n).map(|i| 1.0 + i as f64));
         y.push(1.0 / self.target);
-        y.extend(std::iter::repeat(self.substeps as f64).take(n));
+        y.extend(std::iter::repeat_n(self.substeps as f64, n));
         y
     }
 
