@@ -225,8 +225,9 @@ def test_bench_model_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> N
     figures = bench_model(flows=20, rtts=200, iterations=2000)
     out = capsys.readouterr().out
     assert "DCTCP fluid model, 20 flows over 200 RTTs" in out
-    assert "Chiu-Jain AIMD map" in out
+    assert "Chiu-Jain AIMD map" in out and "MAY mean-field map, 100 flows, 2,000 iterations" in out
     assert figures["fluid"]["steps"] > 0 and figures["map"]["steps"] == 2000
+    assert figures["may"]["steps"] == 2000
 
 
 PACKET_TOML = """

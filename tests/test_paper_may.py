@@ -107,3 +107,42 @@ def test_may_fig9_smoke_las_gives_short_flows_the_shortest_fct(tmp_path: Path) -
     afct = {r["scheme"]: r["afct_s"] for r in rows}
     assert all(r["fct_s"] is not None for r in rows)
     assert afct["LAS"] < afct["RED"] and afct["LAS"] < afct["DRR"], afct
+
+
+def test_may_fig8_smoke_cbr_kept_below_the_fair_share_and_shut_out_above(tmp_path: Path) -> None:
+    # Theorem 3.2 (the check): a CBR flow below the fair share is not dropped once its
+    # entry's δ has decayed, and one above it has δ grow by 1 − q_w + q_w·x·ν per Δ until
+    # ν·δ ≥ 1 and is then shut out. At 0.5× it should deliver ≥ 95% of its rate (it loses a
+    # packet at entry and a few while δ decays); at 1.5× and 3× at most 15% over the last
+    # fifth of the run (a measured bound, seed 1: 8% and 9%; packets pass while ν dips below
+    # 1/δ), less at 3× than at 1.5× (δ grows faster), and the TCP flows take what it leaves.
+    rows = {r["factor"]: r for r in run("may-fig8", tmp_path)}
+    assert rows[0.5]["delivered"] >= 0.95, rows[0.5]
+    for f in (1.5, 3.0):
+        assert rows[f]["delivered_last_fifth"] <= 0.15, rows[f]
+    assert rows[3.0]["delivered"] < rows[1.5]["delivered"]
+    fair = rows[0.5]["fair_share_mbps"]
+    assert rows[3.0]["tcp_mean_mbps"] > fair, rows[3.0]
+
+
+def test_may_model_reaches_theorem_3_1_and_the_cbr_phase_transition(tmp_path: Path) -> None:
+    # Theorem 3.1 / Corollary 3.1 in the mean-field map: ν → N/(u₀C), z₁/z_N → 1 and every
+    # throughput → u₀C/N whatever the AIMD parameters (a_i spread up to 1368-fold); after 1000
+    # iterations (the gap shrinks by about 1 − q_w/2 a period) within 0.1%. The Markov chain:
+    # each flow within 5% of u₀C/N and Jain ≥ 0.998 (the noise bound derived in
+    # systems/may/chain.rs's test). Theorem 3.2: a CBR flow below the fair share delivers its
+    # whole rate; at 1.25× or more its δ grows by at least 1 + q_w·0.25 a period from 1 to
+    # 1/ν* ≈ 196, shut out well within 2000 iterations; 1.1× is slower (the table shows it).
+    rows = run("may-model", tmp_path)
+    for r in (r for r in rows if r["part"] == "theorem-3.1"):
+        assert abs(r["nu_over_nu_star"] - 1) < 1e-3, r
+        assert r["z_ratio"] > 0.999, r
+        assert r["x_over_share_min"] > 0.999 and r["x_over_share_max"] < 1.001, r
+    (chain,) = [r for r in rows if r["part"] == "chain"]
+    assert chain["x_over_share_min"] > 0.95 and chain["x_over_share_max"] < 1.05, chain
+    assert chain["jain"] >= 0.998, chain
+    for r in (r for r in rows if r["part"] == "theorem-3.2"):
+        if r["cbr_factor"] < 1:
+            assert r["delivered"] > 0.99, r
+        elif r["cbr_factor"] >= 1.25:
+            assert r["delivered"] == 0.0 and r["shut_out_iteration"] is not None, r

@@ -214,9 +214,10 @@ def bench_flow(
 
 def bench_model(flows: int = 1000, rtts: int = 10_000, iterations: int = 1_000_000) -> dict:
     """Model engine speed: the DCTCP fluid model (Alizadeh et al. 2011) with ``flows`` flows
-    over ``rtts`` round trips, and the Chiu–Jain AIMD map (100 users, random feedback) over
-    ``iterations`` iterations. Wall and CPU seconds of the solve, printed (goal for the fluid
-    model at 1,000 flows and 10,000 RTTs: under a second)."""
+    over ``rtts`` round trips, the Chiu–Jain AIMD map (100 users, random feedback) and MAY's
+    mean-field map (100 flows, §III-A Eq. 4) over ``iterations`` iterations each. Wall and
+    CPU seconds of the solve, printed (goal for the fluid model at 1,000 flows and 10,000
+    RTTs: under a second)."""
     from fairnet.model import model_document
     from fairnet.runner import run
 
@@ -243,10 +244,19 @@ def bench_model(flows: int = 1000, rtts: int = 10_000, iterations: int = 1_000_0
         horizon=iterations * rtt,
         output_interval=1000 * rtt,
     )
+    # MAY §III-A's mean-field map (Eq. 4), 100 AIMD flows, one iteration per 1 s update period.
+    may = model_document(
+        "may_mean_field",
+        flows=100,
+        capacity=100_000.0,
+        horizon=float(iterations),
+        output_interval=1000.0,
+    )
     figures = {}
     for key, doc, what in (
         ("fluid", fluid, f"DCTCP fluid model, {flows:,} flows over {rtts:,} RTTs (400 Gb/s)"),
         ("map", aimd, f"Chiu-Jain AIMD map, 100 users, random feedback, {iterations:,} iterations"),
+        ("may", may, f"MAY mean-field map, 100 flows, {iterations:,} iterations"),
     ):
         cpu0 = time.process_time()
         r = run(doc)

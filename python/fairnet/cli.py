@@ -627,8 +627,8 @@ def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
 @click.option("--rtts", type=int, default=10_000, show_default=True)
 @click.option("--iterations", type=int, default=1_000_000, show_default=True)
 def bench_model(n_flows: int, rtts: int, iterations: int) -> None:
-    """Model engine speed: DCTCP's fluid model (1,000 flows, 10,000 RTTs) and a map (10^6
-    iterations)."""
+    """Model engine speed: DCTCP's fluid model (1,000 flows, 10,000 RTTs) and two maps,
+    Chiu-Jain's and MAY's mean-field map (10^6 iterations each)."""
     from fairnet.bench import bench_model as run
 
     run(flows=n_flows, rtts=rtts, iterations=iterations)

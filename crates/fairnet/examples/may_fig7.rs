@@ -16,12 +16,12 @@
 //! 2-minute simulations"; Jain's index against max-min RED 0.731, DRR 0.987, MAY 0.985.
 //! What the harness found is in docs/systems/may.md ("Fig. 7").
 
-use fairnet::engine::packet::pkt::{PacketId, PacketPool};
-use fairnet::engine::packet::qdisc::{Enqueued, Qdisc, QdiscParams};
+use fairnet::engine::packet::qdisc::QdiscParams;
 use fairnet::engine::packet::{PacketResults, PacketSim};
-use fairnet::ids::{FlowId, LinkId};
+use fairnet::ids::LinkId;
 use fairnet::metrics::jain_index;
 use fairnet::registry::{Builtin, PacketConfig, QdiscConfig, TransportKind};
+use fairnet::systems::may::probe::SharedMay;
 use fairnet::systems::may::{May, MayConfig, Utilization};
 use fairnet::topo::{may_fig6, LinkSpec, NodeKind, Routing, Topology};
 use fairnet::units::{Bytes, Time};
@@ -31,30 +31,6 @@ use std::sync::{Arc, Mutex};
 /// §IV's 1000-byte packets and the 40-byte TCP/IP header.
 const MTU: u64 = 1000;
 const HEADER: u64 = 40;
-
-/// A MAY queue the harness can read while the run goes on.
-struct Probe(Arc<Mutex<May>>);
-
-impl Qdisc for Probe {
-    fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued {
-        self.0.lock().unwrap().enqueue(id, pool, now)
-    }
-    fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
-        self.0.lock().unwrap().dequeue(pool, now)
-    }
-    fn bytes(&self) -> u64 {
-        self.0.lock().unwrap().bytes()
-    }
-    fn packets(&self) -> usize {
-        self.0.lock().unwrap().packets()
-    }
-    fn on_flow_weight(&mut self, flow: FlowId, priority: u8, weight: f64) {
-        self.0
-            .lock()
-            .unwrap()
-            .on_flow_weight(flow, priority, weight)
-    }
-}
 
 struct Opts {
     qdisc: String,
@@ -249,7 +225,7 @@ fn main() {
                     seed: o.seed,
                 };
                 let q = Arc::new(Mutex::new(May::new(&may, &p, None)));
-                sim.set_qdisc(l, Box::new(Probe(q.clone()))).unwrap();
+                sim.set_qdisc(l, Box::new(SharedMay(q.clone()))).unwrap();
                 q
             })
             .collect()

@@ -33,7 +33,7 @@ mod tests_pfc;
 
 pub use agent::{AgentImpl, PortAgentConfig};
 pub use cc::CcImpl;
-pub use packet_config::{PacketConfig, TcpConfig, TransportKind};
+pub use packet_config::{FlowTransport, PacketConfig, TcpConfig, TransportKind};
 pub use qdisc::{QdiscConfig, QdiscImpl};
 pub use shim::HostShimKind;
 
@@ -88,6 +88,14 @@ impl Builtin {
         &self.cfg
     }
 
+    /// Flow `index`'s transport: its own ([`PacketConfig::flow_transports`]) or the run's.
+    fn kind_of(&self, index: usize) -> TransportKind {
+        match self.cfg.flow_transports.get(index) {
+            Some(Some(t)) => t.kind,
+            _ => self.cfg.transport,
+        }
+    }
+
     /// Söze's `(α, β)` shared by every flow (bit/s per unit weight, Eq. 6: the configured
     /// values or the defaults derived from the flows), if the transport is Söze.
     pub fn soze_range(&self) -> Option<(f64, f64)> {
@@ -122,7 +130,17 @@ impl SchemeSet for Builtin {
         if self.cfg.host_shim == HostShimKind::Acdc {
             self.cfg.acdc.check_flows(net.flows)?;
         }
-        if self.cfg.transport != TransportKind::Soze {
+        if self.cfg.flow_transports.len() > net.flows.len() {
+            return Err(crate::error::Error::invalid(
+                "packet config.flow_transports",
+                format!(
+                    "{} entries for {} flows",
+                    self.cfg.flow_transports.len(),
+                    net.flows.len()
+                ),
+            ));
+        }
+        if !(0..net.flows.len()).any(|i| self.kind_of(i) == TransportKind::Soze) {
             return Ok(());
         }
         // Söze §3.1.4: every flow shares one (α, β); by default derived from the flows.
@@ -155,18 +173,18 @@ impl SchemeSet for Builtin {
 
     fn transport(
         &self,
-        _index: usize,
+        index: usize,
         flow: &FlowSpec,
         ctx: &CcContext,
     ) -> Result<Transport<CcImpl>> {
         let cfg = &self.cfg;
         let mss = ctx.mss;
         let init_cwnd = cfg.tcp.init_cwnd as u64 * mss;
-        let cc = match cfg.transport {
+        let own = cfg.flow_transports.get(index).copied().flatten();
+        let cc = match self.kind_of(index) {
             TransportKind::Udp => {
-                return Ok(Transport::ConstantRate(
-                    cfg.udp_rate.unwrap_or(ctx.nic_rate),
-                ))
+                let rate = own.and_then(|t| t.udp_rate).or(cfg.udp_rate);
+                return Ok(Transport::ConstantRate(rate.unwrap_or(ctx.nic_rate)));
             }
             TransportKind::Dctcp => CcImpl::Dctcp(Dctcp::new(mss, init_cwnd, cfg.tcp.dctcp_g)),
             TransportKind::D2tcp => CcImpl::D2tcp(D2tcp::new(

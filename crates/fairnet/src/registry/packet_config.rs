@@ -237,6 +237,23 @@ pub struct PacketConfig {
     pub d2tcp: D2tcpConfig,
     /// L2DCT's parameters (used with `transport = "l2dct"`).
     pub l2dct: L2dctConfig,
+    /// Per-flow transports overriding [`PacketConfig::transport`], by flow index (`None`: the
+    /// default). Not part of the `[engine]` table: a scenario sets them on its flow rows
+    /// (`workload.flows[i].transport`, MAY §IV.C mixes one CBR flow with TCP flows), and a
+    /// program sets them here. Empty (default): every flow uses `transport`.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub flow_transports: Vec<Option<FlowTransport>>,
+}
+
+/// A flow's own transport, overriding the run's [`PacketConfig::transport`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowTransport {
+    /// The transport.
+    pub kind: TransportKind,
+    /// Sending rate with `kind = Udp` (default [`PacketConfig::udp_rate`], then the NIC's
+    /// line rate); ignored by the others.
+    pub udp_rate: Option<Rate>,
 }
 
 impl Default for PacketConfig {
@@ -273,6 +290,7 @@ impl Default for PacketConfig {
             acdc: AcdcConfig::default(),
             d2tcp: D2tcpConfig::default(),
             l2dct: L2dctConfig::default(),
+            flow_transports: Vec::new(),
         }
     }
 }
@@ -415,15 +433,16 @@ impl PacketConfig {
         self.acdc.validate(&at("acdc"))?;
         self.d2tcp.validate(&at("d2tcp"))?;
         self.l2dct.validate(&at("l2dct"))?;
-        if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
-            return Err(Error::invalid(
-                at("port_agent"),
-                "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
-            ));
-        }
-        if self.transport == TransportKind::Sperc {
-            self.sperc
-                .check_qdisc(&self.qdisc, &at("sperc.short_flows"))?;
+        self.check_transport(self.transport, &at("port_agent"))?;
+        for (i, t) in self.flow_transports.iter().enumerate() {
+            let Some(t) = t else { continue };
+            self.check_transport(t.kind, &format!("flows[{i}].transport"))?;
+            if t.udp_rate == Some(Rate(0)) {
+                return Err(Error::invalid(
+                    format!("flows[{i}].udp_rate"),
+                    "must be positive",
+                ));
+            }
         }
         if self.port_agent == PortAgentConfig::Sperc
             && self.sperc.headroom + self.control.reserved() >= 1.0
@@ -436,17 +455,33 @@ impl PacketConfig {
                 ),
             ));
         }
-        if self.transport == TransportKind::Rcp && self.port_agent != PortAgentConfig::Rcp {
-            return Err(Error::invalid(
-                at("port_agent"),
+        Ok(())
+    }
+
+    /// Checks that the ports carry what transport `kind` needs; `at` names the field to fix
+    /// (`packet config.port_agent` for the run's transport, the flow for a flow's own).
+    fn check_transport(&self, kind: TransportKind, at: &str) -> Result<()> {
+        let (agent, why) = match kind {
+            TransportKind::Sperc => (
+                PortAgentConfig::Sperc,
+                "transport \"sperc\" needs the links' s-PERC* agents: set port_agent = \"sperc\"",
+            ),
+            TransportKind::Rcp => (
+                PortAgentConfig::Rcp,
                 "transport \"rcp\" paces at the routers' rate: set port_agent = \"rcp\"",
-            ));
-        }
-        if self.transport == TransportKind::Hpcc && self.port_agent != PortAgentConfig::Int {
-            return Err(Error::invalid(
-                at("port_agent"),
+            ),
+            TransportKind::Hpcc => (
+                PortAgentConfig::Int,
                 "transport \"hpcc\" reads per-hop INT records: set port_agent = \"int\"",
-            ));
+            ),
+            _ => return Ok(()),
+        };
+        if self.port_agent != agent {
+            return Err(Error::invalid(at, why));
+        }
+        if kind == TransportKind::Sperc {
+            self.sperc
+                .check_qdisc(&self.qdisc, "packet config.sperc.short_flows")?;
         }
         Ok(())
     }

@@ -57,11 +57,11 @@ use crate::engine::flow::{FlowSimConfig, WeightChange};
 use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
-use crate::registry::PacketConfig;
+use crate::registry::{FlowTransport, PacketConfig, TransportKind};
 use crate::systems::sperc::RoundsSpec;
 use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT};
 use crate::topo::{Topology, TopologySpec};
-use crate::units::{Bytes, Time};
+use crate::units::{Bytes, Rate, Time};
 use crate::workload::{
     all_to_all_flows, exponential_deadlines, hpcc, incast_flows, permutation_flows, poisson_flows,
     FlowSpec, SizeCdf,
@@ -212,6 +212,14 @@ pub struct InlineFlow {
     /// without one has none (D2TCP then behaves as DCTCP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Time>,
+    /// This flow's transport, overriding `engine.transport` (packet engine only): e.g. one
+    /// constant-rate `udp` flow among TCP flows (MAY §IV.C). Default: the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<TransportKind>,
+    /// Sending rate of this flow when its transport is `udp` (> 0). Default
+    /// `engine.udp_rate`, then the sender's line rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp_rate: Option<Rate>,
 }
 
 fn one_f64() -> f64 {
@@ -459,6 +467,44 @@ impl Scenario {
             // The number of flows is known only once built: departures are checked then.
             r.validate(usize::MAX)?;
         }
+        self.check_flow_transports()
+    }
+
+    /// Checks the flow rows' own transports: only the packet engine has transports, and a
+    /// `udp_rate` belongs to a flow whose transport is `udp`.
+    fn check_flow_transports(&self) -> Result<()> {
+        let Some(WorkloadSpec::Flows { flows }) = &self.workload else {
+            return Ok(());
+        };
+        for (i, f) in flows.iter().enumerate() {
+            let at = |field: &str| format!("workload.flows[{i}].{field}");
+            let default = match &self.engine {
+                EngineSpec::Packet(cfg) => cfg.transport,
+                _ if f.transport.is_some() || f.udp_rate.is_some() => {
+                    let field = if f.transport.is_some() {
+                        "transport"
+                    } else {
+                        "udp_rate"
+                    };
+                    return Err(Error::invalid(
+                        at(field),
+                        "a flow's own transport needs engine.kind = \"packet\"",
+                    ));
+                }
+                _ => continue,
+            };
+            if let Some(rate) = f.udp_rate {
+                if rate == Rate(0) {
+                    return Err(Error::invalid(at("udp_rate"), "must be positive"));
+                }
+                if f.transport.unwrap_or(default) != TransportKind::Udp {
+                    return Err(Error::invalid(
+                        at("udp_rate"),
+                        "is the rate of a constant-rate flow: set transport = \"udp\"",
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -518,6 +564,33 @@ impl Scenario {
             set,
             self.decision_slot.unwrap_or(DEFAULT_DECISION_SLOT),
         )))
+    }
+
+    /// The flows' own transports by flow index, for [`PacketConfig::flow_transports`] (empty
+    /// when no flow row names one).
+    pub fn flow_transports(&self) -> Vec<Option<FlowTransport>> {
+        let Some(WorkloadSpec::Flows { flows }) = &self.workload else {
+            return Vec::new();
+        };
+        if flows
+            .iter()
+            .all(|f| f.transport.is_none() && f.udp_rate.is_none())
+        {
+            return Vec::new();
+        }
+        let default = match &self.engine {
+            EngineSpec::Packet(cfg) => cfg.transport,
+            _ => return Vec::new(),
+        };
+        flows
+            .iter()
+            .map(|f| {
+                (f.transport.is_some() || f.udp_rate.is_some()).then(|| FlowTransport {
+                    kind: f.transport.unwrap_or(default),
+                    udp_rate: f.udp_rate,
+                })
+            })
+            .collect()
     }
 
     /// Builds the topology and the flow list; relative paths are taken from `base_dir`.

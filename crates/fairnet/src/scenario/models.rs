@@ -39,6 +39,7 @@ use crate::error::{Error, Result};
 use crate::ids::LinkId;
 use crate::schemes::{chiu_jain, dctcp_fluid};
 use crate::systems::eba;
+use crate::systems::may::chain as may_chain;
 use crate::systems::may::model as may_model;
 use crate::systems::uranus::model as wvcc_model;
 use crate::units::Time;
@@ -112,6 +113,13 @@ pub const MODELS: &[ModelEntry] = &[
         equation: may_model::EQUATION,
         params: may_model::PARAMS,
         build: |p| Ok(System::Discrete(Box::new(may_model::MeanField::new(p)?))),
+    },
+    ModelEntry {
+        name: "may_aimd_chain",
+        paper: may_chain::PAPER,
+        equation: may_chain::EQUATION,
+        params: may_chain::PARAMS,
+        build: |p| Ok(System::Discrete(Box::new(may_chain::AimdChain::new(p)?))),
     },
 ];
 

@@ -257,6 +257,8 @@ pub fn run_with_progress(
             })
         }
         EngineSpec::Packet(cfg) => {
+            let mut cfg = cfg.clone();
+            cfg.flow_transports = s.flow_transports();
             let mut sim = PacketSim::from_config(topo, flows, cfg.clone()).map_err(in_engine)?;
             for (i, c) in changes.iter().enumerate() {
                 sim.schedule_weight(c.time, FlowId(c.flow), c.weight)

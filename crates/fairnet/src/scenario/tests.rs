@@ -871,3 +871,83 @@ fn slices_in_a_packet_scenario_drive_wvcc() {
     let jain = counter(&out, "target_jain_mean");
     assert!(jain > 0.0 && jain <= 1.0 + 1e-12, "{jain}");
 }
+
+const MIXED_TRANSPORTS: &str = r#"
+[topology]
+kind = "dumbbell"
+n_pairs = 2
+access_rate = "10Gbps"
+bottleneck_rate = "10Gbps"
+[workload]
+kind = "flows"
+flows = [
+  { src = 0, dst = 2, size = "1MB" },
+  { src = 1, dst = 3, size = "1MB", transport = "udp", udp_rate = "1Gbps" },
+]
+[engine]
+kind = "packet"
+transport = "dctcp"
+"#;
+
+#[test]
+fn a_flow_row_overrides_the_engines_transport() {
+    // Flow 1 sends at a constant 1 Gb/s (its own `udp` transport) beside a DCTCP flow on a
+    // 10 Gb/s dumbbell with 32 MB buffers: nothing is lost, so its FCT is its wire bytes at
+    // 1 Gb/s (plus four 1 µs hops and the packets' serialization, well under 1%), ten times
+    // what the default transport (DCTCP, ramping to the 10 Gb/s line rate) would take. The
+    // DCTCP flow finishes too.
+    let s = from_toml(MIXED_TRANSPORTS).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    assert!(out.complete, "both flows finish");
+    let EngineSpec::Packet(cfg) = &s.engine else {
+        unreachable!()
+    };
+    let wire = crate::metrics::wire_bytes(Bytes(1_000_000), cfg.mtu.0, cfg.header.0);
+    let want = wire.0 as f64 * 8.0 / 1e9;
+    let fct = (out.rows[1].end.unwrap() - out.rows[1].start).as_secs_f64();
+    assert!(
+        (fct - want).abs() <= 0.01 * want,
+        "CBR flow's FCT {fct} s, expected {want} s"
+    );
+    let tcp = (out.rows[0].end.unwrap() - out.rows[0].start).as_secs_f64();
+    assert!(tcp < want / 2.0, "DCTCP flow's FCT {tcp} s");
+}
+
+#[test]
+fn a_flow_rows_transport_errors_name_the_row() {
+    // Another engine has no transports.
+    let flow_engine = MIXED_TRANSPORTS.replace(
+        "kind = \"packet\"\ntransport = \"dctcp\"",
+        "kind = \"flow\"",
+    );
+    assert_eq!(
+        err(&flow_engine),
+        "workload.flows[1].transport: a flow's own transport needs engine.kind = \"packet\""
+    );
+    // A rate belongs to a constant-rate flow.
+    let tcp_rate = MIXED_TRANSPORTS.replace("transport = \"udp\", ", "transport = \"reno\", ");
+    assert_eq!(
+        err(&tcp_rate),
+        "workload.flows[1].udp_rate: is the rate of a constant-rate flow: set transport = \"udp\""
+    );
+    let zero = MIXED_TRANSPORTS.replace("\"1Gbps\"", "\"0bps\"");
+    assert_eq!(err(&zero), "workload.flows[1].udp_rate: must be positive");
+    // A transport whose switch part is missing is caught when the run is built.
+    let hpcc = MIXED_TRANSPORTS.replace(
+        "transport = \"udp\", udp_rate = \"1Gbps\"",
+        "transport = \"hpcc\"",
+    );
+    let s = from_toml(&hpcc).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    assert_eq!(
+        run(&s, &topo, &flows).unwrap_err().to_string(),
+        "workload: flows[1].transport: transport \"hpcc\" reads per-hop INT records: set port_agent = \"int\""
+    );
+    let unknown = MIXED_TRANSPORTS.replace("\"udp\"", "\"carrier_pigeon\"");
+    assert!(
+        err(&unknown).starts_with("workload.flows[1].transport: unknown variant `carrier_pigeon`"),
+        "{}",
+        err(&unknown)
+    );
+}

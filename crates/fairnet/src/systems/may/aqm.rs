@@ -1,6 +1,6 @@
 //! MAY's queue: Fig. 1 of the paper, line by line, over a FIFO byte buffer.
 
-use super::config::{MayConfig, Utilization};
+use super::config::{MayConfig, NuControl, Utilization};
 use crate::engine::packet::pkt::{PacketId, PacketPool};
 use crate::engine::packet::qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
 use crate::ids::FlowId;
@@ -8,6 +8,7 @@ use crate::units::Time;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 /// The flows' weights by flow id, for weighted MAY: shared by every port of a run and filled
@@ -24,8 +25,9 @@ pub struct Entry {
     /// δ, the flow's drop frequency: a moving average of its drops per update period Δ
     /// (Fig. 1 line 24).
     pub delta: f64,
-    /// ND, the flow's drops in the current update period (Fig. 1 lines 5, 11, 25).
-    pub nd: u32,
+    /// ND, the flow's drops in the current update period (Fig. 1 lines 5, 11, 25); in
+    /// MTU-sized packets with [`MayConfig::bytes`] (then fractional).
+    pub nd: f64,
     /// TS, the time of the flow's last drop or entry (Fig. 1 lines 6, 12).
     pub ts: Time,
 }
@@ -79,11 +81,23 @@ pub struct May {
     rate: f64,
     /// ν.
     nu: f64,
-    table: HashMap<u64, Entry>,
+    table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
     /// LastUpdate (Fig. 1 line 28), ps.
     last_update: u64,
     /// What CurrentUtilization counts ([`MayConfig::utilization`]).
     signal: Utilization,
+    /// §V's byte-based variant: the port's full data packet (wire bytes) a packet is measured
+    /// against; `None`: packet-based (every packet counts 1).
+    byte_unit: Option<f64>,
+    /// What drives ν, and the queue target (a fraction of the buffer) with `queue` control.
+    control: NuControl,
+    queue_target: f64,
+    /// Queue-based control: the sum of the queue (bytes) seen by this period's arrivals, and
+    /// their number.
+    queue_seen: f64,
+    arrivals: u64,
+    /// Queue-based control: the mean queue seen by the last period's arrivals over the buffer.
+    queue_fraction: f64,
     /// Bytes counted for CurrentUtilization since LastUpdate (by `signal`).
     offered: u64,
     /// CurrentUtilization: the bytes counted (by `signal`) during the last update period over
@@ -91,6 +105,26 @@ pub struct May {
     utilization: f64,
     rng: ChaCha8Rng,
     stats: MayStats,
+}
+
+/// The table's hasher: keys are flow ids or fingerprints (one `u64` each), mixed by
+/// [`mix64`] — a few multiplications per packet instead of the standard library's SipHash,
+/// which made a lookup MAY's largest per-packet cost (`examples/may_cost.rs`).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix64(self.0 ^ b as u64);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = mix64(key);
+    }
 }
 
 /// SplitMix64's finalizer: the fingerprint hash.
@@ -125,9 +159,15 @@ impl May {
             weight_changes: HashMap::new(),
             rate: p.rate.bps(),
             nu: cfg.nu0,
-            table: HashMap::new(),
+            table: HashMap::default(),
             last_update: 0,
             signal: cfg.utilization,
+            byte_unit: cfg.bytes.then(|| p.mtu_wire.0.max(1) as f64),
+            control: cfg.control,
+            queue_target: cfg.queue_target,
+            queue_seen: 0.0,
+            arrivals: 0,
+            queue_fraction: 0.0,
             offered: 0,
             utilization: 0.0,
             rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x004D_4159)),
@@ -160,20 +200,37 @@ impl May {
             .unwrap_or(1.0)
     }
 
-    /// Counts a loss of `key`'s flow at `now`: ND + 1 and TS refreshed if it is in H, a new
-    /// entry (δ = 1, ND = 1) otherwise (used for buffer overflows when
-    /// [`MayConfig::overflow_counts`]).
-    fn count_loss(&mut self, key: u64, now: u64) {
-        if let Some(e) = self.table.get_mut(&key) {
-            e.nd += 1;
-            e.ts = Time(now);
-        } else {
-            self.create(key, now);
+    /// What a packet of `wire` bytes counts as: 1 packet, or (byte-based, §V) `wire / MTU`.
+    #[inline]
+    fn size(&self, wire: u32) -> f64 {
+        self.byte_unit.map_or(1.0, |mtu| wire as f64 / mtu)
+    }
+
+    /// Whether the link is congested for line 13: the utilization above u₀ (rate control), or
+    /// the mean queue above its target (queue control).
+    #[inline]
+    fn congested(&self) -> bool {
+        match self.control {
+            NuControl::Rate => self.utilization > self.u0,
+            NuControl::Queue => self.queue_fraction > self.queue_target,
         }
     }
 
-    /// Fig. 1 lines 9–12; false if the bounded table is full.
-    fn create(&mut self, key: u64, now: u64) -> bool {
+    /// Counts a loss of `size` packets of `key`'s flow at `now`: ND + size and TS refreshed if
+    /// it is in H, a new entry (δ = 1, ND = size) otherwise (used for buffer overflows when
+    /// [`MayConfig::overflow_counts`]).
+    fn count_loss(&mut self, key: u64, now: u64, size: f64) {
+        if let Some(e) = self.table.get_mut(&key) {
+            e.nd += size;
+            e.ts = Time(now);
+        } else {
+            self.create(key, now, size);
+        }
+    }
+
+    /// Fig. 1 lines 9–12 (ND = `size`: 1, or the packet's size byte-based); false if the
+    /// bounded table is full.
+    fn create(&mut self, key: u64, now: u64, size: f64) -> bool {
         if self.table.len() >= self.capacity {
             self.stats.entries_refused += 1;
             return false;
@@ -182,7 +239,7 @@ impl May {
             key,
             Entry {
                 delta: 1.0,
-                nd: 1,
+                nd: size,
                 ts: Time(now),
             },
         );
@@ -197,8 +254,18 @@ impl May {
         // of ν is rate based ... congestion indicator is arrival rate at the queue").
         let span = Time(now - self.last_update).as_secs_f64();
         self.utilization = self.offered as f64 * 8.0 / (self.rate * span);
+        // Queue control: the mean queue the period's arrivals found, over the buffer.
+        self.queue_fraction = if self.arrivals > 0 {
+            self.queue_seen / self.arrivals as f64 / self.buffer.max(1) as f64
+        } else {
+            0.0
+        };
+        let error = match self.control {
+            NuControl::Rate => self.utilization - self.u0,
+            NuControl::Queue => self.queue_fraction - self.queue_target,
+        };
         // Line 19, kept at or above 0 (a negative ν would be no probability).
-        self.nu = (self.nu + self.kappa * (self.utilization - self.u0)).max(0.0);
+        self.nu = (self.nu + self.kappa * error).max(0.0);
         let (t0, q_w) = (self.t0, self.q_w);
         let before = self.table.len();
         // Lines 20–27 (each entry on its own: the order of the walk does not matter).
@@ -206,14 +273,16 @@ impl May {
             if now - e.ts.0 > t0 {
                 false
             } else {
-                e.delta = (1.0 - q_w) * e.delta + q_w * e.nd as f64;
-                e.nd = 0;
+                e.delta = (1.0 - q_w) * e.delta + q_w * e.nd;
+                e.nd = 0.0;
                 true
             }
         });
         self.stats.entries_removed += (before - self.table.len()) as u64;
         self.stats.updates += 1;
         self.offered = 0;
+        self.queue_seen = 0.0;
+        self.arrivals = 0;
         self.last_update = now; // line 28
     }
 
@@ -268,6 +337,11 @@ impl Qdisc for May {
         let now = now.0;
         let key = self.key(flow);
         let weight = self.weight(flow);
+        let size = self.size(wire);
+        if self.control == NuControl::Queue {
+            self.queue_seen += self.fifo.bytes as f64;
+            self.arrivals += 1;
+        }
         let mut drop = false;
         // Fig. 1 line 2: is the flow in H?
         if let Some(e) = self.table.get_mut(&key) {
@@ -275,14 +349,14 @@ impl Qdisc for May {
             let p = (self.nu * e.delta / weight).min(1.0);
             if p > 0.0 && (p >= 1.0 || self.rng.gen::<f64>() < p) {
                 drop = true;
-                e.nd += 1;
+                e.nd += size;
                 e.ts = Time(now);
                 self.stats.table_drops += 1;
             }
-        } else if self.rng.gen::<f64>() < self.q0 {
-            // Lines 8–16: enter the flow with probability q₀; drop its packet if the link is
-            // busier than u₀.
-            if self.create(key, now) && self.utilization > self.u0 {
+        } else if self.rng.gen::<f64>() < self.q0 * size {
+            // Lines 8–16: enter the flow with probability q₀ (byte-based: q₀·size); drop its
+            // packet if the link is busier than u₀ (or its queue above target).
+            if self.create(key, now, size) && self.congested() {
                 drop = true;
                 self.stats.entry_drops += 1;
             }
@@ -297,7 +371,7 @@ impl Qdisc for May {
         } else if self.fifo.bytes + wire as u64 > self.buffer {
             self.stats.overflow_drops += 1;
             if self.overflow_counts {
-                self.count_loss(key, now);
+                self.count_loss(key, now, size);
             }
             Enqueued::Dropped
         } else {
@@ -407,7 +481,7 @@ mod tests {
             entered,
             Entry {
                 delta: 1.0,
-                nd: 1,
+                nd: 1.0,
                 ts: Time(7 * MS)
             }
         );
@@ -434,7 +508,7 @@ mod tests {
             Enqueued::Dropped
         );
         assert_eq!(may.stats().entry_drops, 1);
-        assert_eq!(may.entry(FlowId(1)).unwrap().nd, 1);
+        assert_eq!(may.entry(FlowId(1)).unwrap().nd, 1.0);
         // Flow 0 (in H) at 400 ms runs the next update: one admitted packet at most in 299 ms.
         offer_at(&mut may, &mut pool, 0, 400 * MS);
         assert!(may.utilization() < 0.98);
@@ -465,7 +539,7 @@ mod tests {
                 }
             }
             // ND counts every drop of the period (line 5), plus the entry's 1 (line 11).
-            assert_eq!(may.entry(FlowId(0)).unwrap().nd, dropped + 1);
+            assert_eq!(may.entry(FlowId(0)).unwrap().nd, (dropped + 1) as f64);
             dropped as f64 / 20_000.0
         };
         let f = frac(0.2, false);
@@ -489,14 +563,14 @@ mod tests {
         for t in 1..=4 {
             assert_eq!(offer_at(&mut may, &mut pool, 0, t * MS), Enqueued::Dropped);
         }
-        assert_eq!(may.entry(FlowId(0)).unwrap().nd, 5);
+        assert_eq!(may.entry(FlowId(0)).unwrap().nd, 5.0);
         assert_eq!(
             offer_at(&mut may, &mut pool, 0, 101 * MS),
             Enqueued::Dropped
         );
         let e = may.entry(FlowId(0)).unwrap();
         assert!((e.delta - 1.25).abs() < 1e-12, "{e:?}");
-        assert_eq!(e.nd, 0);
+        assert_eq!(e.nd, 0.0);
         assert_eq!(e.ts, Time(101 * MS), "line 6: TS = now on a drop");
         let u = 8000.0 / (8e6 * 0.101);
         assert!((may.nu() - (1.0 + 0.1 * (u - 0.98))).abs() < 1e-12);
@@ -632,6 +706,13 @@ mod tests {
         assert!(bad(MayConfig { kappa: -0.1, ..d() }).starts_with("packet config.qdisc.kappa:"));
         assert_eq!(
             bad(MayConfig {
+                queue_target: 1.0,
+                ..d()
+            }),
+            "packet config.qdisc.queue_target: must be in (0, 1), got 1"
+        );
+        assert_eq!(
+            bad(MayConfig {
                 table_entries: Some(0),
                 ..d()
             }),
@@ -652,5 +733,107 @@ mod tests {
             assert!(!e.contains('\n'), "{e}");
         }
         assert!(d().validate(at).is_ok(), "the paper's defaults are valid");
+    }
+
+    /// Offers one packet of `flow` and `wire` bytes at `t_ps`; queued packets stay queued
+    /// when `keep` (the queue grows), else are sent at once.
+    fn offer_sized(
+        may: &mut May,
+        pool: &mut PacketPool,
+        flow: u32,
+        wire: u32,
+        t_ps: u64,
+        keep: bool,
+    ) -> Enqueued {
+        let id = pool.alloc(Packet {
+            flow: FlowId(flow),
+            wire,
+            ..Packet::default()
+        });
+        let out = may.enqueue(id, pool, Time(t_ps));
+        if out == Enqueued::Dropped {
+            pool.release(id);
+        } else if !keep {
+            let sent = may.dequeue(pool, Time(t_ps)).unwrap();
+            pool.release(sent);
+        }
+        out
+    }
+
+    #[test]
+    fn byte_based_counting_charges_flows_by_bytes_not_packets() {
+        // §V's byte-based variant. Flows A (500-byte packets) and B (1000-byte, the port's
+        // MTU) send the same bytes in one period: A 100,000 packets, B 50,000. Both are entered
+        // at their first packet (S₀ = 1) and then dropped with probability ν·δ = 0.05 (κ = 0
+        // keeps ν): about 5,000 of A's packets and 2,500 of B's, the same share of bytes.
+        // Packet-based, ND counts packets: ND_A/ND_B ≈ 2 (A would be charged twice for the
+        // same bytes). Byte-based, ND counts MTUs: ND_A/ND_B ≈ 1. σ of the ratio ≈ 2.4% of it
+        // (binomial counts: 1.4% and 1.9%); we allow ±10% (4σ).
+        let ratio = |bytes: bool| {
+            let c = MayConfig {
+                bytes,
+                kappa: 0.0,
+                ..cfg(1.0, 0.05)
+            };
+            let mut may = May::new(&c, &params(), None);
+            let mut pool = PacketPool::new();
+            let (mut lost_a, mut lost_b) = (0u64, 0u64);
+            for k in 0..100_000u64 {
+                let t = k * 800_000; // 0.8 µs apart: 80 ms in all, within one period
+                if offer_sized(&mut may, &mut pool, 0, 500, t, false) == Enqueued::Dropped {
+                    lost_a += 500;
+                }
+                if k % 2 == 0
+                    && offer_sized(&mut may, &mut pool, 1, 1000, t, false) == Enqueued::Dropped
+                {
+                    lost_b += 1000;
+                }
+            }
+            // Either way each flow loses about ν·δ = 5% of its bytes (±0.5%, over 5σ).
+            for lost in [lost_a, lost_b] {
+                let share = lost as f64 / 50_000_000.0;
+                assert!((share - 0.05).abs() < 0.005, "{share} ({lost_a}, {lost_b})");
+            }
+            may.entry(FlowId(0)).unwrap().nd / may.entry(FlowId(1)).unwrap().nd
+        };
+        let packets = ratio(false);
+        assert!(
+            (packets - 2.0).abs() < 0.2,
+            "packet-based ND_A/ND_B = {packets}"
+        );
+        let bytes = ratio(true);
+        assert!((bytes - 1.0).abs() < 0.1, "byte-based ND_A/ND_B = {bytes}");
+    }
+
+    #[test]
+    fn queue_control_moves_nu_by_the_mean_queue_against_its_target() {
+        // §V's queue-based control (our form): ν ← ν + κ·(q̄/B − target), q̄ the mean queue
+        // the period's arrivals found. S₀ = 10⁹: no flow is entered, so MAY drops nothing.
+        // Period 1: 102 packets sent at once (q̄ = 0): ν = 0.1 + 0.1·(0 − 0.1) = 0.09.
+        // Period 2: 4,000 packets kept (arrival k finds k·1000 B) and the update's arrival
+        // finds 4 MB: q̄ = (1000·3999·4000/2 + 4·10⁶)/4001 = 2 MB, 0.2 of the 10 MB buffer:
+        // ν = 0.09 + 0.1·(0.2 − 0.1) = 0.1.
+        let c = MayConfig {
+            control: super::super::NuControl::Queue,
+            ..cfg(1e9, 0.1)
+        };
+        let mut may = May::new(&c, &params(), None);
+        let mut pool = PacketPool::new();
+        for t in 0..=101 {
+            offer_sized(&mut may, &mut pool, 0, 1000, t * MS, false);
+        }
+        assert!((may.nu() - 0.09).abs() < 1e-12, "{}", may.nu());
+        for k in 0..4000 {
+            offer_sized(
+                &mut may,
+                &mut pool,
+                0,
+                1000,
+                102 * MS + k * 10_000_000,
+                true,
+            );
+        }
+        offer_sized(&mut may, &mut pool, 0, 1000, 250 * MS, true);
+        assert!((may.nu() - 0.1).abs() < 1e-12, "{}", may.nu());
     }
 }

@@ -58,6 +58,38 @@ pub struct MayConfig {
     /// is arrival rate at the queue"; default [`Utilization::Admitted`] (see the module doc of
     /// [`crate::systems::may`] for the reason and the measurements behind it).
     pub utilization: Utilization,
+    /// §V's byte-based variant ("The problem of variable packet size can be easily solved by
+    /// employing byte-based approach instead packet-based approach"): the counters count
+    /// bytes. A packet of `b` wire bytes counts as `b / MTU` packets — it is entered with
+    /// probability `q₀·b/MTU` (S₀ in MTUs of bytes) and a drop adds `b/MTU` to ND — so δ and
+    /// 1/ν are in MTU-sized packets and a flow of small packets is not charged more drops for
+    /// the same bytes. Line 4's probability stays ν·δ (the share of a flow's bytes lost is
+    /// ν·δ whatever its packet size). The MTU is the port's full data packet (`mtu + header`).
+    /// Default false (the paper's packet-based MAY).
+    pub bytes: bool,
+    /// What drives ν (Fig. 1 line 19): `rate` (the paper's, "the control of ν is rate based")
+    /// or `queue` (§V: "Queue based control of ν is possible as well"; our form, see
+    /// [`NuControl::Queue`]). Default `rate`.
+    pub control: NuControl,
+    /// With `control = "queue"`: the target queue, a fraction of the port's buffer (default
+    /// 0.1; our choice, the paper gives no form of the queue-based control). In (0, 1).
+    pub queue_target: f64,
+}
+
+/// What drives ν ([`MayConfig::control`]).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum NuControl {
+    /// Fig. 1 line 19: `ν ← ν + κ·(CurrentUtilization − u₀)`; line 13's entry drop when the
+    /// utilization exceeds u₀.
+    #[default]
+    Rate,
+    /// `ν ← ν + κ·(q̄/B − queue_target)`, q̄ the mean queue seen by the period's arrivals and
+    /// B the buffer (line 19 with the queue's error in place of the utilization's, both
+    /// fractions); line 13's entry drop when q̄/B exceeds the target.
+    Queue,
 }
 
 /// The three readings of MAY's "CurrentUtilization" ([`MayConfig::utilization`]), each a rate
@@ -93,6 +125,9 @@ impl Default for MayConfig {
             fingerprint_bits: None,
             weighted: false,
             utilization: Utilization::Admitted,
+            bytes: false,
+            control: NuControl::Rate,
+            queue_target: 0.1,
         }
     }
 }
@@ -135,6 +170,12 @@ impl MayConfig {
             return Err(Error::invalid(
                 field("nu0"),
                 format!("must be finite and at least 0, got {}", self.nu0),
+            ));
+        }
+        if !(self.queue_target > 0.0 && self.queue_target < 1.0) {
+            return Err(Error::invalid(
+                field("queue_target"),
+                format!("must be in (0, 1), got {}", self.queue_target),
             ));
         }
         if self.table_entries == Some(0) {

@@ -87,18 +87,21 @@
 //!   the link sent (`departures`). On Fig. 7's network none changes the outcome
 //!   (docs/systems/may.md, "Fig. 7", measured with `examples/may_fig7.rs`).
 //!
-//! [`model`] is §III-A's mean-field map for the model engine (`may_mean_field`).
+//! [`model`] is §III-A's mean-field map for the model engine (`may_mean_field`), [`chain`]
+//! the AIMD Markov chain it averages (`may_aimd_chain`).
 //!
-//! Not implemented yet (issue 20): §V's byte-based dropping and queue-based control of ν, the
-//! time series of memory and of the §V estimates in the engine's records, the AIMD Markov
-//! chain of §III-A.
+//! §V's variants are options ([`MayConfig::bytes`], [`MayConfig::control`]); [`probe`]
+//! samples §V's estimates (x* = 1/ν, NB(l)) and §II-A's memory of chosen ports as time series
+//! while a run goes on.
 
 pub mod aqm;
+pub mod chain;
 pub mod config;
 pub mod model;
+pub mod probe;
 
 #[cfg(test)]
 mod tests;
 
 pub use aqm::{Entry, FlowWeights, May, MayStats, ENTRY_BITS};
-pub use config::{MayConfig, Utilization};
+pub use config::{MayConfig, NuControl, Utilization};

@@ -26,70 +26,106 @@ use crate::engine::model::{Discrete, Model, OutputSpec, ParamSpec, ParamUnit, Pa
 use crate::error::{Error, Result};
 use rand_chacha::ChaCha8Rng;
 
-/// The parameters of [`MeanField`], with their defaults (§IV's MAY parameters; Fig. 5's
-/// 80 Mb/s link in 1000-byte packets per 1 s update period).
+/// The parameters of [`MeanField`], with their defaults (§IV's MAY parameters; a link of
+/// 10,000 1000-byte packets per 1 s update period, 80 Mb/s).
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "flows",
-        unit: ParamUnit::Count,
-        default: Some(10.0),
-        doc: "number of AIMD flows N",
-    },
-    ParamSpec {
-        name: "capacity",
-        unit: ParamUnit::Number,
-        default: Some(10_000.0),
-        doc: "link capacity C, packets per update period",
-    },
-    ParamSpec {
-        name: "u0",
-        unit: ParamUnit::Number,
-        default: Some(0.98),
-        doc: "desired utilization u0 in (0, 1]",
-    },
-    ParamSpec {
-        name: "q_w",
-        unit: ParamUnit::Number,
-        default: Some(0.05),
-        doc: "weight of the drop-frequency average q_w in (0, 1)",
-    },
-    ParamSpec {
-        name: "gamma_min",
-        unit: ParamUnit::Number,
-        default: Some(1.0),
-        doc: "additive increase of the first flow",
-    },
-    ParamSpec {
-        name: "gamma_max",
-        unit: ParamUnit::Number,
-        default: Some(4.0),
-        doc: "additive increase of the last flow",
-    },
-    ParamSpec {
-        name: "beta_min",
-        unit: ParamUnit::Number,
-        default: Some(0.5),
-        doc: "multiplicative decrease of the first flow, in (0, 1)",
-    },
-    ParamSpec {
-        name: "beta_max",
-        unit: ParamUnit::Number,
-        default: Some(0.875),
-        doc: "multiplicative decrease of the last flow, in (0, 1)",
-    },
-    ParamSpec {
-        name: "cbr",
-        unit: ParamUnit::Number,
-        default: Some(0.0),
-        doc: "rate of one CBR flow, packets per update period (0: none; Theorem 3.2)",
-    },
-    ParamSpec {
-        name: "period",
-        unit: ParamUnit::Seconds,
-        default: Some(1.0),
-        doc: "the update period Δ (simulated time per iteration)",
-    },
+    FLOWS, CAPACITY, U0, Q_W, GAMMA_MIN, GAMMA_MAX, BETA_MIN, BETA_MAX, CBR, PERIOD,
 ];
+
+/// The parameters this map shares with the AIMD Markov chain ([`super::chain`]).
+pub(super) const FLOWS: ParamSpec = ParamSpec {
+    name: "flows",
+    unit: ParamUnit::Count,
+    default: Some(10.0),
+    doc: "number of AIMD flows N",
+};
+pub(super) const CAPACITY: ParamSpec = ParamSpec {
+    name: "capacity",
+    unit: ParamUnit::Number,
+    default: Some(10_000.0),
+    doc: "link capacity C, packets per update period",
+};
+pub(super) const U0: ParamSpec = ParamSpec {
+    name: "u0",
+    unit: ParamUnit::Number,
+    default: Some(0.98),
+    doc: "desired utilization u0 in (0, 1]",
+};
+pub(super) const Q_W: ParamSpec = ParamSpec {
+    name: "q_w",
+    unit: ParamUnit::Number,
+    default: Some(0.05),
+    doc: "weight of the drop-frequency average q_w in (0, 1)",
+};
+pub(super) const GAMMA_MIN: ParamSpec = ParamSpec {
+    name: "gamma_min",
+    unit: ParamUnit::Number,
+    default: Some(1.0),
+    doc: "additive increase of the first flow",
+};
+pub(super) const GAMMA_MAX: ParamSpec = ParamSpec {
+    name: "gamma_max",
+    unit: ParamUnit::Number,
+    default: Some(4.0),
+    doc: "additive increase of the last flow",
+};
+pub(super) const BETA_MIN: ParamSpec = ParamSpec {
+    name: "beta_min",
+    unit: ParamUnit::Number,
+    default: Some(0.5),
+    doc: "multiplicative decrease of the first flow, in (0, 1)",
+};
+pub(super) const BETA_MAX: ParamSpec = ParamSpec {
+    name: "beta_max",
+    unit: ParamUnit::Number,
+    default: Some(0.875),
+    doc: "multiplicative decrease of the last flow, in (0, 1)",
+};
+const CBR: ParamSpec = ParamSpec {
+    name: "cbr",
+    unit: ParamUnit::Number,
+    default: Some(0.0),
+    doc: "rate of one CBR flow, packets per update period (0: none; Theorem 3.2)",
+};
+pub(super) const PERIOD: ParamSpec = ParamSpec {
+    name: "period",
+    unit: ParamUnit::Seconds,
+    default: Some(1.0),
+    doc: "the update period Δ (simulated time per iteration)",
+};
+
+/// Parameter `name` checked to lie in (0, 1) (or (0, 1] with `closed_top`).
+pub(super) fn unit_interval(p: &Params, name: &str, closed_top: bool) -> Result<f64> {
+    let v = p.get(name);
+    if v > 0.0 && (v < 1.0 || (closed_top && v == 1.0)) {
+        Ok(v)
+    } else {
+        let close = if closed_top { "]" } else { ")" };
+        Err(Error::invalid(
+            format!("engine.params.{name}"),
+            format!("must be in (0, 1{close}, got {v}"),
+        ))
+    }
+}
+
+/// The AIMD flows' `(γ_i, β_i)`, spread linearly from `gamma_min`, `beta_min` (flow 0) to
+/// `gamma_max`, `beta_max` (flow N − 1).
+pub(super) fn aimd_flows(p: &Params) -> Result<Vec<(f64, f64)>> {
+    let n = p.positive("flows")? as usize;
+    let (g0, g1) = (p.positive("gamma_min")?, p.positive("gamma_max")?);
+    let (b0, b1) = (
+        unit_interval(p, "beta_min", false)?,
+        unit_interval(p, "beta_max", false)?,
+    );
+    let at = |lo: f64, hi: f64, i: usize| {
+        if n == 1 {
+            lo
+        } else {
+            lo + (hi - lo) * i as f64 / (n - 1) as f64
+        }
+    };
+    Ok((0..n).map(|i| (at(g0, g1, i), at(b0, b1, i))).collect())
+}
 
 /// The paper and equations, for `fairnet model list`.
 pub const PAPER: &str = "Stanojevic and Shorten, Drop counters are enough (MAY), \
@@ -113,21 +149,6 @@ pub struct MeanField {
 impl MeanField {
     /// Builds the map from parsed parameters; ranges are checked here.
     pub fn new(p: &Params) -> Result<MeanField> {
-        let unit_open = |name: &str, closed_top: bool| {
-            let v = p.get(name);
-            if v > 0.0 && (v < 1.0 || (closed_top && v == 1.0)) {
-                Ok(v)
-            } else {
-                let close = if closed_top { "]" } else { ")" };
-                Err(Error::invalid(
-                    format!("engine.params.{name}"),
-                    format!("must be in (0, 1{close}, got {v}"),
-                ))
-            }
-        };
-        let n = p.positive("flows")? as usize;
-        let (g0, g1) = (p.positive("gamma_min")?, p.positive("gamma_max")?);
-        let (b0, b1) = (unit_open("beta_min", false)?, unit_open("beta_max", false)?);
         let cbr = p.get("cbr");
         if !(cbr.is_finite() && cbr >= 0.0) {
             return Err(Error::invalid(
@@ -135,23 +156,15 @@ impl MeanField {
                 format!("must be at least 0, got {cbr}"),
             ));
         }
-        let at = |lo: f64, hi: f64, i: usize| {
-            if n == 1 {
-                lo
-            } else {
-                lo + (hi - lo) * i as f64 / (n - 1) as f64
-            }
-        };
-        let a = (0..n)
-            .map(|i| {
-                let (g, b) = (at(g0, g1, i), at(b0, b1, i));
-                b / (1.0 - b) * g.sqrt()
-            })
+        // Eq. (2): a_i = β_i/(1 − β_i)·√γ_i·A, with A = 1.
+        let a = aimd_flows(p)?
+            .into_iter()
+            .map(|(g, b)| b / (1.0 - b) * g.sqrt())
             .collect();
         Ok(MeanField {
             a,
-            target: unit_open("u0", true)? * p.positive("capacity")?,
-            q_w: unit_open("q_w", false)?,
+            target: unit_interval(p, "u0", true)? * p.positive("capacity")?,
+            q_w: unit_interval(p, "q_w", false)?,
             cbr,
             period: p.positive("period")?,
             cbr_delivered: 0.0,

@@ -17,13 +17,10 @@
 //! flows on 10 Mb/s.
 
 use super::MayConfig;
-use crate::engine::packet::{CcContext, FlowPaths, PacketResults, PortInfo, SchemeSet, Transport};
-use crate::error::Result;
+use crate::engine::packet::PacketResults;
 use crate::ids::NodeId;
 use crate::metrics::jain_index;
-use crate::registry::{
-    AgentImpl, Builtin, CcImpl, PacketConfig, QdiscConfig, QdiscImpl, TransportKind,
-};
+use crate::registry::{FlowTransport, PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use crate::test_support::{oracle_rates, wire_throughput};
 use crate::topo::{may_fig6, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
@@ -100,50 +97,25 @@ fn rtts(n: usize) -> Vec<Time> {
         .collect()
 }
 
-/// The registered schemes, except that the flows listed in `cbr` send at a constant rate
-/// (the engine's UDP) instead of TCP: §IV.C mixes one CBR flow with TCP flows.
-struct WithCbr {
-    inner: Builtin,
-    cbr: Vec<(usize, Rate)>,
-}
-
-impl SchemeSet for WithCbr {
-    type Cc = CcImpl;
-    type Qdisc = QdiscImpl;
-    type Agent = AgentImpl;
-    fn prepare(&mut self, flows: &FlowPaths<'_>) -> Result<()> {
-        self.inner.prepare(flows)
-    }
-    fn transport(&self, i: usize, flow: &FlowSpec, ctx: &CcContext) -> Result<Transport<CcImpl>> {
-        match self.cbr.iter().find(|(j, _)| *j == i) {
-            Some(&(_, rate)) => Ok(Transport::ConstantRate(rate)),
-            None => self.inner.transport(i, flow, ctx),
-        }
-    }
-    fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
-        self.inner.qdisc(port)
-    }
-    fn port_agent(&self, port: &PortInfo) -> Result<Option<AgentImpl>> {
-        self.inner.port_agent(port)
-    }
-}
-
-/// Runs `flows` on `topo` (flows in `cbr` at a constant rate) and returns the records at
+/// Runs `flows` on `topo` (the flows listed in `cbr` at a constant rate, the engine's UDP, by
+/// their own transport: §IV.C mixes one CBR flow with TCP flows) and returns the records at
 /// `from` and at `to`.
 fn run(
     topo: &Topology,
     flows: &[FlowSpec],
-    cfg: PacketConfig,
+    mut cfg: PacketConfig,
     cbr: Vec<(usize, Rate)>,
     from: Time,
     to: Time,
 ) -> (PacketResults, PacketResults) {
-    let engine = cfg.engine();
-    let set = WithCbr {
-        inner: Builtin::new(cfg).unwrap(),
-        cbr,
-    };
-    let mut sim = crate::engine::packet::PacketSim::new(topo, flows, engine, set).unwrap();
+    cfg.flow_transports = vec![None; flows.len()];
+    for (i, rate) in cbr {
+        cfg.flow_transports[i] = Some(FlowTransport {
+            kind: TransportKind::Udp,
+            udp_rate: Some(rate),
+        });
+    }
+    let mut sim = PacketSim::from_config(topo, flows, cfg).unwrap();
     let a = sim.run_until(from).unwrap();
     let b = sim.run_until(to).unwrap();
     assert!(b.conservation.holds(), "{:?}", b.conservation);
@@ -369,4 +341,103 @@ fn the_scenario_names_may_and_bad_parameters_are_one_line_errors() {
     );
     let e = PacketConfig::from_toml_str("qdisc = { kind = \"may\", nu = 1 }").unwrap_err();
     assert!(e.to_string().contains("unknown field `nu`"), "{e}");
+}
+
+/// The one-link scenario of the tests above (12 TCP flows, RTTs 20–200 ms, 10 Mb/s) with MAY
+/// probed at the bottleneck `a → b`, sampled every second to `until`.
+fn probed_one_link(may: MayConfig, until: Time) -> (super::probe::MayProbes, PacketResults) {
+    let n = 12;
+    let topo = one_link(Rate(10_000_000), &rtts(n));
+    let flows = pair_flows(n);
+    let cfg = wan_config(may.clone(), 1);
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+    let a = topo.find_node("a").unwrap();
+    let b = topo.find_node("b").unwrap();
+    let link = topo.find_link(a, b).unwrap();
+    let mut probes = super::probe::MayProbes::install(
+        &mut sim,
+        &topo,
+        &[link],
+        &may,
+        Bytes(MTU.0 + HEADER.0),
+        1,
+        0.1,
+    )
+    .unwrap();
+    let r = probes
+        .run_until(&mut sim, Time::from_ms(1000), until)
+        .unwrap();
+    (probes, r)
+}
+
+#[test]
+fn the_section_v_estimates_find_the_fair_share_and_the_bottlenecked_flows() {
+    // §V: x* = 1/ν estimates the max-min fair share, and NB(l) = #{f ∈ H : δ_f > ε} the flows
+    // bottlenecked at l. On one 10 Mb/s link with 12 long TCP flows (all bottlenecked there),
+    // sampled every second over 50–150 s: NB(l) (ε = 0.1 drops per Δ) should be 12 in most
+    // samples (median 12: every flow keeps losing packets to MAY, so its δ stays above ε), and
+    // never more than 12; 1/mean(ν) should be near the fair share u₀C/N = 0.98·10⁷/(1040·8)/12
+    // ≈ 98 packets per Δ (within 25%: ν swings around its mean, see the Fig. 7 analysis in
+    // docs/systems/may.md; a measured bound, seed 1: 104).
+    let (probes, _) = probed_one_link(MayConfig::default(), Time::from_ms(150_000));
+    let late: Vec<_> = probes
+        .samples
+        .iter()
+        .filter(|s| s.time >= Time::from_ms(50_000))
+        .collect();
+    assert_eq!(late.len(), 101);
+    let mut nb: Vec<usize> = late.iter().map(|s| s.bottlenecked).collect();
+    nb.sort_unstable();
+    assert!(nb[nb.len() - 1] <= 12, "{nb:?}");
+    assert_eq!(nb[nb.len() / 2], 12, "{nb:?}");
+    let mean_nu = late.iter().map(|s| s.nu).sum::<f64>() / late.len() as f64;
+    let fair = 0.98 * 1e7 / (1040.0 * 8.0) / 12.0;
+    let estimate = 1.0 / mean_nu;
+    assert!(
+        estimate > fair / 1.25 && estimate < fair * 1.25,
+        "1/mean(ν) = {estimate}, fair share {fair}"
+    );
+    // The memory series is the table's size at 80 bits an entry (§II-A).
+    assert!(late.iter().all(|s| s.memory_bits == 80 * s.entries as u64));
+}
+
+#[test]
+fn queue_based_control_of_nu_keeps_the_flows_fair() {
+    // §V: "Queue based control of ν is possible as well without affecting the main features
+    // of MAY". Our form (ν moved by the mean queue against a target share of the buffer) on
+    // the link of the RTT test, over 50–150 s. Expected with the default target (10% of the
+    // buffer): Jain's index ≥ 0.95, as with the paper's rate control. The price is the
+    // link's use — a queue held near 10 packets leaves it idle between sawteeth (measured,
+    // seed 1: 0.67 of the link, against over 0.9 with rate control) — so a higher target
+    // must keep it busier (0.3: measured 0.83, Jain 0.94).
+    let n = 12;
+    let topo = one_link(Rate(10_000_000), &rtts(n));
+    let flows = pair_flows(n);
+    let go = |target: f64| {
+        let may = MayConfig {
+            control: super::NuControl::Queue,
+            queue_target: target,
+            ..MayConfig::default()
+        };
+        let (a, b) = run(
+            &topo,
+            &flows,
+            wan_config(may, 1),
+            vec![],
+            Time::from_ms(50_000),
+            Time::from_ms(150_000),
+        );
+        throughput(&a, &b)
+    };
+    let x = go(0.1);
+    let j = jain_index(&x, None);
+    assert!(j >= 0.95, "Jain {j}: {x:?}");
+    let busy = |x: &[f64]| x.iter().sum::<f64>() / 1e7;
+    let higher = go(0.3);
+    assert!(
+        busy(&higher) > busy(&x),
+        "{} vs {}",
+        busy(&higher),
+        busy(&x)
+    );
 }
