@@ -72,6 +72,12 @@ impl CongestionControl for CcImpl {
     fn on_weight(&mut self, weight: f64) {
         dispatch!(self, c => c.on_weight(weight))
     }
+    fn wants_nic_share(&self) -> bool {
+        dispatch!(self, c => c.wants_nic_share())
+    }
+    fn on_nic_share(&mut self, share: Rate) {
+        dispatch!(self, c => c.on_nic_share(share))
+    }
     fn control_at(&self) -> Option<Time> {
         dispatch!(self, c => c.control_at())
     }
