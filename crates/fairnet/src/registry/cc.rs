@@ -115,6 +115,17 @@ impl CongestionControl for CcImpl {
     }
 }
 
+/// The congestion controls' own counters after a packet run of `flows` flows, for the run's
+/// summary (`RunOutput::counters`): today Söze's ([`crate::systems::soze::run_counters`]);
+/// empty when no flow runs a scheme that reports any.
+pub fn scheme_counters(sim: &super::PacketSim, flows: usize) -> Vec<(&'static str, f64)> {
+    let soze = (0..flows).filter_map(|i| match sim.cc(crate::ids::FlowId(i as u32)) {
+        Some(CcImpl::Soze(s)) => Some(s),
+        _ => None,
+    });
+    crate::systems::soze::run_counters(soze)
+}
+
 impl From<Box<dyn CongestionControl>> for CcImpl {
     fn from(c: Box<dyn CongestionControl>) -> CcImpl {
         CcImpl::Custom(c)
