@@ -401,9 +401,12 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
     // the loop's gain ln(α/β)/p = 0.115/µs times that lag plus the base RTT (~27 µs) is ~3,
     // above the π/2 at which a delayed integrator loop loses stability. Expected: over
     // 300–600 µs some flow's 50 µs throughput is more than 30% off the oracle (it oscillates;
-    // the backlog signal of the other tests stays within 1%).
+    // the backlog signal of the other tests stays within 1%). Under pacing alone
+    // (`control = "rate"`): the default window (`rate_window`) bounds what a flow sends into
+    // the lagging signal and damps the swing (measured: worst 11%, not asserted).
     let (topo, flows) = fig2();
     let mut cfg = soze_config();
+    cfg.soze.control = SozeControl::Rate;
     cfg.qdelay_signal = QdelaySignal::Sojourn;
     let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
@@ -779,14 +782,16 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     // weight (start-time fair queueing) and a flow sending below its share leaves at once, so
     // nothing queues in front of the fabric; the two-packet pacing credit keeps a paced flow
     // that waited for the busy NIC at its rate. Issue 7's bar: over 4–6 ms every flow within
-    // 5% of the oracle's weighted max-min rate, for two flow sets (measured: worst 1.24% and
-    // 0.75%). Not reached for a third set (seed 777; measured mean 2.19%, p95 3.83%, worst
-    // 13.50%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
+    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default window `rate_window`: worst 2.12% and
+    // 0.29%). Not reached for a third set (seed 777; measured mean 2.76%, p95 9.33%, worst
+    // 16.20%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
     // mean within 5% and the set off it (some flow beyond 5%: if it stops being off, the docs'
     // explanation is stale and this test says so).
-    // The cause, shown on the first set: with the queueing NIC (one FIFO per host) the same
-    // run is off by up to 14%, the FIFO's delay sitting in front of every downstream
-    // bottleneck and its noise in every maxQD of the host's flows.
+    // The cause, shown on the first set under pacing alone (`control = "rate"`, how it was
+    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 14%, the
+    // FIFO's delay sitting in front of every downstream bottleneck and its noise in every
+    // maxQD of the host's flows. (With the window the queueing NIC's run is 1.92 / 4.95% mean /
+    // worst: the window bounds what the FIFO holds; not asserted.)
     let cfg = weighted_nic_config();
     let mut summaries = Vec::new();
     for (seed, every_flow) in [(0x9e37_79b9_7f4a_7c15, true), (12345, true), (777, false)] {
@@ -808,6 +813,7 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     }
     let mut queue = cfg;
     queue.host_nic = HostNic::Queue;
+    queue.soze.control = SozeControl::Rate;
     let err = fat_tree_errors(&random_flows(24, 0x9e37_79b9_7f4a_7c15), queue);
     let (mean, p95, max) = error_summary(&err);
     println!(
@@ -864,12 +870,13 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // k = 4 fat-tree, weights 1–4, weighted NIC + pacing credit, p = 40 µs, mean throughput over
     // 4–6 ms against the oracle. What we established (docs/systems/soze.md, "Dense fat-trees"):
     // the 5% bar holds for some sets and not others, and where it fails the allocation is not
-    // at rest. Measured (mean / p95 / worst error, with the rate capped at the weighted NIC's
-    // share since issue 31): 32 flows seed 777 0.58 / 1.95 / 1.96%; 12345 2.52 / 7.47 / 7.52%;
-    // seed A 5.88 / 18.55 / 20.31%; 64 flows seed A 7.50 / 19.33 / 28.40% (before the cap:
-    // 0.58 / 2.04 / 2.13, 2.80 / 8.23 / 8.41, 4.31 / 15.62 / 17.29, 9.23 / 38.04 / 53.07%).
-    // Asserted against issue 7's 5% bar, not against these numbers: every flow within
-    // 5% for the first set, and the other three off the bar (some flow beyond 5%: the outcome
+    // at rest. Measured (mean / worst error, the rate capped at the weighted NIC's share and
+    // paced under the window, issue 31's defaults): 32 flows seed 777 0.60 / 2.01%; 12345
+    // 1.43 / 4.31%; seed A 3.04 / 12.76%; 64 flows seed A 5.80 / 23.96% (pacing alone, with
+    // the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 / 20.31, 7.50 / 28.40%; before the cap: 0.58 /
+    // 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 / 53.07%). Asserted against issue 7's 5% bar, not
+    // against these numbers: every flow within 5% for the first two sets, and the other two
+    // off the bar (some flow beyond 5%: the outcome
     // the swings below explain; should one reach it, the explanation is stale). Nothing
     // derives how far off a set may be, so a regression guard stands in, stated as measured:
     // each set's mean error at most 1.5× the mean above (runs are deterministic per seed; the
@@ -879,10 +886,10 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
     for (n, seed, within_bar, measured_mean) in [
-        (32, 777, true, 0.0058),
-        (32, 12345, false, 0.0252),
-        (32, a, false, 0.0588),
-        (64, a, false, 0.0750),
+        (32, 777, true, 0.0060),
+        (32, 12345, true, 0.0143),
+        (32, a, false, 0.0304),
+        (64, a, false, 0.0580),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -908,7 +915,7 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
     // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
     // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
-    // standing queues): measured sd 6.3 / 5.9 µs, correlation 0.89 at that lag (−0.07 at none).
+    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.85 at that lag (−0.01 at none).
     // The flows crossing both see their maxQD move between the two ports.
     let q = fat_tree_queues(&random_flows(32, a), cfg, &[78, 95]);
     let (m78, s78, _) = moments(&q[0], &q[1]);
