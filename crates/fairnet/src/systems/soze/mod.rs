@@ -94,7 +94,8 @@ pub fn run_counters<'a>(senders: impl Iterator<Item = &'a Soze>) -> Vec<(&'stati
 }
 
 /// The packet engine as the Söze reproductions run it: Söze with the paper's defaults (p =
-/// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced), the
+/// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced under
+/// the window `rate · RTT`), the
 /// backlog delay signal (with the sojourn-time signal the loop oscillates), no switch filter
 /// (the §4 10 µs filter's lag makes the loop oscillate), host NICs that queue (their delay
 /// enters maxQD) and ACKs ahead of data at every port. Why: `docs/systems/soze.md`.
