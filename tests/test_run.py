@@ -244,7 +244,8 @@ def test_soze_lemma_3_2_count_reaches_the_summary_and_the_report(tmp_path: Path)
     r = fairnet.run(doc, output=tmp_path)
     s = r.summary["soze"]
     assert s["lemma_3_2_violated_share"] == 1.0 and s["lemma_3_2_flows"] == 2, s
-    assert s["lemma_3_2_violated_updates"] == r.summary["counters"]["soze_lemma_3_2_violated_updates"]
+    counters = r.summary["counters"]
+    assert s["lemma_3_2_violated_updates"] == counters["soze_lemma_3_2_violated_updates"]
     assert any("Lemma 3.2" in w for w in r.summary["warnings"])
     saved = json.loads((tmp_path / "summary.json").read_text())
     assert saved["soze"] == s
