@@ -10,8 +10,8 @@ paced under the window rate·RTT; the engine's defaults), with the backlog queue
 signal (with the sojourn-time signal the loop oscillates), no switch filter (§4's 10 µs
 Tofino filter adds lag that makes the loop oscillate), host NICs that queue data so their
 delay enters maxQD (``host_nic = "queue"``: a flow bottlenecked at its own uplink needs the
-signal too) and ACKs ahead of data at every port (``ack_first``, as HPCC's ns-3 simulator that Söze's builds on). Why: see
-``docs/systems/soze.md``.
+signal too) and ACKs ahead of data at every port (``ack_first``, as HPCC's ns-3 simulator
+that Söze's builds on). Why: see ``docs/systems/soze.md``.
 """
 
 from __future__ import annotations
