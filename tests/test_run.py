@@ -223,6 +223,35 @@ def test_packet_time_series_reach_results_and_parquet(tmp_path: Path) -> None:
     assert mean(1, 600e-6, 700e-6) < 1.3 * mean(0, 600e-6, 700e-6)
 
 
+def test_soze_lemma_3_2_count_reaches_the_summary_and_the_report(tmp_path: Path) -> None:
+    # Two Söze flows into one port (weights 1 and 3: 25 and 75 Gb/s) with §3.3's compounding
+    # rule. Lemma 3.2 needs p > Δt/2·ln(α/β) with Δt one packet (8,384 bits) at the flow's
+    # rate; α = 100 Gb/s, β = 25 Gb/s (the port: 100 / (1 + 3)), ln(α/β) = ln 4, so a rate
+    # above 8,384 bits · ln 4 / (2p). At p = 50 ns (allow_unstable) that is 116 Gb/s, above
+    # the line rate: every update violates it, in both flows; the summary's soze block counts
+    # them, a warning names the lemma and the report says so. At the paper's p = 20 µs the
+    # bound is 0.29 Gb/s, far below both shares: fewer than 1% of the updates (transients).
+    import fairnet
+
+    doc = _two_flows_packet()
+    doc.pop("weight_changes")
+    doc["stop_at"] = "300us"
+    doc["engine"]["soze"] = {"update": "per_packet_compound"}
+    paper = fairnet.run(doc).summary["soze"]
+    assert paper["flows"] == 2 and paper["held_at_floor"] == 0
+    assert paper["lemma_3_2_violated_share"] < 0.01, paper
+    doc["engine"]["soze"] |= {"p": "50ns", "allow_unstable": True}
+    r = fairnet.run(doc, output=tmp_path)
+    s = r.summary["soze"]
+    assert s["lemma_3_2_violated_share"] == 1.0 and s["lemma_3_2_flows"] == 2, s
+    counters = r.summary["counters"]
+    assert s["lemma_3_2_violated_updates"] == counters["soze_lemma_3_2_violated_updates"]
+    assert any("Lemma 3.2" in w for w in r.summary["warnings"])
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["soze"] == s
+    assert "Lemma 3.2" in (tmp_path / "report.html").read_text()
+
+
 def test_bad_weight_change_names_the_entry() -> None:
     import fairnet
 

@@ -15,6 +15,7 @@ Output directory layout:
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, simulated time, events, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
+  ``warnings``, a packet run with Söze senders a ``soze`` block (Lemma 3.2's runtime check) and
   ``warnings``; ``complete``: every flow finished; ``partial``: the run stopped before its end
   (``interrupted`` by Ctrl-C, or a ``failure``), so it is never counted as done;
   ``files``: the outputs this run wrote,
@@ -440,6 +441,7 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
         "deadlines": _deadlines(cols),
         "counters": dict(out["counters"]),
         **_rounds_summary(cols, out),
+        **_soze_summary(out),
     }
 
 
@@ -512,6 +514,46 @@ def _deadlines_html(d: dict[str, Any] | None) -> str:
     return (
         f"<p>Deadlines: {d['flows']} flows with a deadline, {d['decided']} decided, "
         f"{d['missed']} missed (miss ratio {ratio}).</p>"
+    )
+
+
+def _soze_summary(out: dict[str, Any]) -> dict[str, Any]:
+    """A packet run with Söze senders: its ``soze`` block (rate updates, those made where Söze
+    Lemma 3.2's ``p > Δt/2·ln(α/β)`` failed with the ``Δt`` of the update rule in force, the
+    flows with any, the flows a set ``min_rate`` holds at the end) and a warning when any
+    update violated the lemma."""
+    c = out["counters"]
+    if "soze_flows" not in c:
+        return {}
+    updates, violated = c["soze_rate_updates"], c["soze_lemma_3_2_violated_updates"]
+    share = violated / updates if updates else 0.0
+    block = {
+        "flows": int(c["soze_flows"]),
+        "rate_updates": int(updates),
+        "lemma_3_2_violated_updates": int(violated),
+        "lemma_3_2_violated_share": share,
+        "lemma_3_2_flows": int(c["soze_lemma_3_2_flows"]),
+        "held_at_floor": int(c["soze_held_at_floor"]),
+    }
+    warnings = []
+    if violated:
+        warnings.append(
+            f"Söze Lemma 3.2 (p > Δt/2·ln(α/β)) failed on {share:.1%} of the rate updates, "
+            f"in {block['lemma_3_2_flows']} of {block['flows']} flows"
+        )
+    return {"soze": block, "warnings": warnings}
+
+
+def _soze_html(s: dict[str, Any] | None) -> str:
+    """The report's line on Söze's Lemma 3.2 check and floor (empty without Söze)."""
+    if not s:
+        return ""
+    return (
+        f"<p>Söze: {s['rate_updates']} rate updates in {s['flows']} flows; "
+        f"{s['lemma_3_2_violated_updates']} ({s['lemma_3_2_violated_share']:.1%}) made where "
+        f"Lemma 3.2 (p &gt; Δt/2·ln(α/β), Δt of the update rule) failed, in "
+        f"{s['lemma_3_2_flows']} flows; {s['held_at_floor']} flows held at a set min_rate "
+        "at the end.</p>"
     )
 
 
@@ -642,6 +684,10 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 ({summary["events"]} events).</p>
 {_fairness_html(summary.get("fairness", {}))}
 {_deadlines_html(summary.get("deadlines"))}
+    )
+
+
+{_soze_html(summary.get("soze"))}
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}

@@ -72,6 +72,12 @@ impl CongestionControl for CcImpl {
     fn on_weight(&mut self, weight: f64) {
         dispatch!(self, c => c.on_weight(weight))
     }
+    fn wants_nic_share(&self) -> bool {
+        dispatch!(self, c => c.wants_nic_share())
+    }
+    fn on_nic_share(&mut self, share: Rate) {
+        dispatch!(self, c => c.on_nic_share(share))
+    }
     fn control_at(&self) -> Option<Time> {
         dispatch!(self, c => c.control_at())
     }
@@ -107,6 +113,17 @@ impl CongestionControl for CcImpl {
     fn priority(&self) -> Option<u8> {
         dispatch!(self, c => c.priority())
     }
+}
+
+/// The congestion controls' own counters after a packet run of `flows` flows, for the run's
+/// summary (`RunOutput::counters`): today Söze's ([`crate::systems::soze::run_counters`]);
+/// empty when no flow runs a scheme that reports any.
+pub fn scheme_counters(sim: &super::PacketSim, flows: usize) -> Vec<(&'static str, f64)> {
+    let soze = (0..flows).filter_map(|i| match sim.cc(crate::ids::FlowId(i as u32)) {
+        Some(CcImpl::Soze(s)) => Some(s),
+        _ => None,
+    });
+    crate::systems::soze::run_counters(soze)
 }
 
 impl From<Box<dyn CongestionControl>> for CcImpl {

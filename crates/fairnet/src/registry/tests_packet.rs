@@ -1828,6 +1828,49 @@ fn a_shared_buffer_smaller_than_a_packet_or_a_bad_alpha_is_rejected() {
 }
 
 #[test]
+fn weighted_nic_retags_a_flow_whose_weight_changes() {
+    // One host of a star sends two long UDP flows at its 100 Gb/s line rate to two other
+    // hosts, weights 1 and 1; the weighted NIC alternates them (tags advance by the 1048 wire
+    // bytes L of a packet per unit weight; ties go to flow 0, which joined first), one packet
+    // time τ = 83.84 ns each: flow 0 at slots 0, 2, 4, …, flow 1 at the odd slots. At
+    // t = 100.5 τ flow 0 has just been served (slot 100, start tag S, finish tag S + L) and its
+    // weight drops to 1/128. Re-tagged, its finish tag becomes S + 128 L (the L it was charged
+    // at weight 1 is 128 L at weight 1/128): flow 1 sends 128 packets (start tags S … S + 127 L,
+    // slots 101–228), then flow 0 (slot 229; it wins the tie at S + 128 L with its old place),
+    // then flow 1 again 128 times, flow 0 at slot 358. Not re-tagged, flow 0 would send again
+    // at slot 102 (its tag S + L ties flow 1's). Every packet reaches its receiver 2 τ + 2 µs
+    // after its slot starts (two store-and-forward hops, nothing queues), so the deliveries
+    // between t + 2 τ + 2 µs and 90 τ later are the slots 101–190 (flow 0 none, flow 1 90),
+    // and the next 200 τ slots 191–390 (flow 0 two, flow 1 198).
+    let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000));
+    let topo = crate::topo::star(3, link).unwrap();
+    let flows: Vec<FlowSpec> = [1, 2]
+        .iter()
+        .map(|&d| FlowSpec::new(NodeId(0), NodeId(d), Bytes(1 << 40), Time::ZERO))
+        .collect();
+    let cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        host_nic: HostNic::Weighted,
+        ..PacketConfig::default()
+    };
+    let mss = cfg.mtu.0;
+    let tau = cfg.mtu_wire().0 * 8 * 10; // ps at 100 Gb/s
+    assert_eq!(tau, 83_840);
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+    let t = 100 * tau + tau / 2;
+    sim.schedule_weight(Time(t), FlowId(0), 1.0 / 128.0)
+        .unwrap();
+    let c = 2 * tau + Time::from_us(2).0;
+    let packets = |r: &PacketResults| [r.flows[0].delivered / mss, r.flows[1].delivered / mss];
+    let a = packets(&sim.run_until(Time(t + c)).unwrap());
+    let b = packets(&sim.run_until(Time(t + c + 90 * tau)).unwrap());
+    let d = packets(&sim.run_until(Time(t + c + 290 * tau)).unwrap());
+    assert_eq!(a, [51, 50], "slots 0–100 before the change");
+    assert_eq!([b[0] - a[0], b[1] - a[1]], [0, 90], "slots 101–190");
+    assert_eq!([d[0] - b[0], d[1] - b[1]], [2, 198], "slots 191–390");
+}
+
+#[test]
 fn weighted_nic_splits_a_host_uplink_by_weight() {
     // One host of a star sends two long UDP flows at its 100 Gb/s line rate, weights 1 and 3,
     // to two other hosts: only the uplink is shared. The weighted NIC (start-time fair

@@ -117,7 +117,8 @@ pub struct RunOutput {
     pub complete: bool,
     /// Wall-clock seconds of the simulation itself.
     pub wall_seconds: f64,
-    /// Engine-specific counters (packet-hops, drops, marks, retransmitted bytes; for the rounds
+    /// Engine-specific counters (packet-hops, drops, marks, retransmitted bytes, and the
+    /// congestion controls' own, [`crate::registry::cc::scheme_counters`]; for the rounds
     /// engine the convergence summary: `convergence_rounds`, `n1`, `n2`, `ninf`,
     /// `exceeds_6n2`, …).
     pub counters: Vec<(&'static str, f64)>,
@@ -397,6 +398,14 @@ pub fn run_with_progress(
             let drops: u64 = r.links.iter().map(|l| l.drops).sum();
             let marks: u64 = r.links.iter().map(|l| l.marks).sum();
             let retx: u64 = r.flows.iter().map(|f| f.bytes_retransmitted).sum();
+            let mut counters = vec![
+                ("data_packet_hops", r.data_packet_hops as f64),
+                ("drops", drops as f64),
+                ("ecn_marks", marks as f64),
+                ("bytes_retransmitted", retx as f64),
+            ];
+            counters.extend(crate::registry::cc::scheme_counters(&sim, flows.len()));
+            counters.extend(slice_counters);
             Ok(RunOutput {
                 rows,
                 engine: "packet",
@@ -404,15 +413,7 @@ pub fn run_with_progress(
                 end_time: r.now,
                 complete: r.complete && failure.is_none(),
                 wall_seconds,
-                counters: [
-                    ("data_packet_hops", r.data_packet_hops as f64),
-                    ("drops", drops as f64),
-                    ("ecn_marks", marks as f64),
-                    ("bytes_retransmitted", retx as f64),
-                ]
-                .into_iter()
-                .chain(slice_counters)
-                .collect(),
+                counters,
                 maxmin_end,
                 rates: sim
                     .flow_samples()

@@ -664,6 +664,55 @@ fn packet_scenario_records_and_applies_weight_changes() {
 }
 
 #[test]
+fn packet_run_counters_report_soze_lemma_3_2_violations() {
+    // The same file on the packet engine with Söze and §3.3's compounding rule over 600 µs.
+    // Lemma 3.2 needs p > Δt/2·ln(α/β), Δt one packet (8,384 bits) at the flow's rate; here
+    // α = 100 Gb/s (smallest weight 1) and β = 100/6 Gb/s (switch 2's port: weights 1+1+1+2+1),
+    // ln(α/β) = ln 6. With the paper's p = 20 µs the bound holds above 0.38 Gb/s, far below
+    // every flow's share (12.5–62.5 Gb/s): at most a few transient updates violate it
+    // (asserted: below 1%). With p = 50 ns (allow_unstable) it needs a rate above
+    // 8,384 · ln 6 / 0.1 µs = 150 Gb/s, more than the line rate: every update of every flow
+    // violates it. The run's counters say so (`summary.json`).
+    let run_with = |soze: &str| {
+        let text = FIG17
+            .replace(
+                "kind = \"flow\"\nrate_interval = \"100us\"",
+                &format!(
+                    "kind = \"packet\"\ntransport = \"soze\"\nqdelay_signal = \"backlog\"\n\
+                     soze = {{ update = \"per_packet_compound\"{soze} }}"
+                ),
+            )
+            .replace("size = \"100MB\"", "size = \"10MB\"");
+        let s = Scenario {
+            stop_at: Some(Time::from_us(600)),
+            ..from_toml(&text).unwrap()
+        };
+        let (topo, flows) = s.build(Path::new(".")).unwrap();
+        let out = run(&s, &topo, &flows).unwrap();
+        let c = |name: &str| {
+            out.counters
+                .iter()
+                .find(|(k, _)| *k == name)
+                .unwrap_or_else(|| panic!("no counter {name}: {:?}", out.counters))
+                .1
+        };
+        assert_eq!(c("soze_flows"), 6.0);
+        assert_eq!(c("soze_held_at_floor"), 0.0, "no floor is set");
+        let share = c("soze_lemma_3_2_violated_updates") / c("soze_rate_updates");
+        println!("{soze:?}: {:?}", out.counters);
+        (share, c("soze_lemma_3_2_flows"))
+    };
+    let (paper, _) = run_with("");
+    assert!(paper < 0.01, "p = 20 us: {paper}");
+    let (tiny, flows) = run_with(", p = \"50ns\", allow_unstable = true");
+    assert_eq!(
+        (tiny, flows),
+        (1.0, 6.0),
+        "p = 50 ns: share of updates, flows"
+    );
+}
+
+#[test]
 fn json_errors_cite_no_position_in_the_internal_document() {
     let e = from_json(r#"{"name": "x", "engine": "#)
         .unwrap_err()

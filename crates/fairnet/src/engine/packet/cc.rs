@@ -77,6 +77,18 @@ pub trait CongestionControl {
     fn on_timeout(&mut self, now: Time, in_flight: u64);
     /// The flow's weight changed at run time.
     fn on_weight(&mut self, _weight: f64) {}
+    /// Whether the sender wants [`CongestionControl::on_nic_share`] (the engine computes the
+    /// share only for senders that do). Default false.
+    fn wants_nic_share(&self) -> bool {
+        false
+    }
+    /// What the host's weighted NIC ([`super::config::HostNic::Weighted`]) can give this flow
+    /// now: its weighted max-min share of the NIC's line rate were it to send without limit,
+    /// beside the other flows of its host at their current demands (pacing rate, or line rate
+    /// unpaced; none while they may not send). Called before every ACK is handed to
+    /// [`CongestionControl::on_ack`], with the weighted NIC only, when
+    /// [`CongestionControl::wants_nic_share`]. Default: ignored.
+    fn on_nic_share(&mut self, _share: Rate) {}
     /// When the sender wants to send its next control packet (`None`: none now). The engine
     /// asks after every event of the flow (start, ACK, control packet, control timer) and
     /// calls [`CongestionControl::make_control`] at that time. Default: never.

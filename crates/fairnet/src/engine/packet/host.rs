@@ -108,6 +108,31 @@ pub(crate) struct Host {
     /// [`super::config::HostNic::Weighted`]: listed flows whose transport acted since the last
     /// pull (asked again at the next one).
     pub sfq_recheck: Vec<u32>,
+    /// [`super::config::HostNic::Weighted`]: the host's flows that started (finished ones are
+    /// dropped lazily, when the list is read or about to grow), for the NIC shares
+    /// ([`weighted_share`]).
+    pub senders: Vec<u32>,
+}
+
+/// The weighted max-min share of a link of `capacity` for a flow of weight `weight` that would
+/// take all it is given, beside flows that want `others` = `(demand, weight)` (demand in the
+/// unit of `capacity`): `weight · λ`, where the level `λ` fills the link,
+/// `Σ min(dⱼ, wⱼ·λ) + weight·λ = capacity` (water-filling: a flow whose demand per weight is
+/// below the level keeps its demand, the rest share what is left by weight). At most
+/// `capacity`; `others` is reordered (by demand per weight).
+pub(crate) fn weighted_share(capacity: f64, weight: f64, others: &mut [(f64, f64)]) -> f64 {
+    others.sort_unstable_by(|a, b| (a.0 / a.1).total_cmp(&(b.0 / b.1)));
+    let mut left = capacity;
+    let mut wsum = weight + others.iter().map(|o| o.1).sum::<f64>();
+    for &(d, w) in others.iter() {
+        // Satisfied at the level the rest would reach: keeps its demand.
+        if d / w * wsum > left {
+            break;
+        }
+        left -= d;
+        wsum -= w;
+    }
+    (weight * left.max(0.0) / wsum).min(capacity)
 }
 
 /// The flows a weighted NIC may serve, in start-time fair queueing order (Goyal, Vin & Cheng,
@@ -172,7 +197,30 @@ impl SfqOrder {
 
 #[cfg(test)]
 mod tests {
-    use super::SfqOrder;
+    use super::{weighted_share, SfqOrder};
+
+    #[test]
+    fn weighted_share_water_fills_the_others_demands() {
+        // A 100 Gb/s NIC, the asking flow of weight 1 unlimited. Beside one flow of weight 3
+        // wanting the line rate: the level is 100/4 = 25 per weight, the asker gets 25.
+        assert_eq!(weighted_share(100.0, 1.0, &mut [(100.0, 3.0)]), 25.0);
+        // Beside a weight-3 flow wanting only 30 (10 per weight, below 25): it keeps 30, the
+        // asker gets the other 70.
+        assert_eq!(weighted_share(100.0, 1.0, &mut [(30.0, 3.0)]), 70.0);
+        // Weight 2 beside (10, w 1), (90, w 1), (60, w 2), total weight 6: the first wants 10
+        // per weight, below the level 100/6 = 16.7, and keeps 10; the other 90 go to weights
+        // 5 at 18 per weight, below what (60, w 2) and (90, w 1) want (30 and 90 per
+        // weight): the asker gets 2 · 18 = 36 (10 + 36 + 36 + 18 = 100). Order of the
+        // others does not matter.
+        let mut others = [(90.0, 1.0), (60.0, 2.0), (10.0, 1.0)];
+        assert_eq!(weighted_share(100.0, 2.0, &mut others), 36.0);
+        // Alone, or beside flows that want nothing: the whole line; weights below 1 as well.
+        assert_eq!(weighted_share(100.0, 0.5, &mut []), 100.0);
+        assert_eq!(weighted_share(100.0, 0.5, &mut [(0.0, 4.0)]), 100.0);
+        // Weight 0.5 beside weight 0.25 at the line rate: 2/3 of the line.
+        let s = weighted_share(100.0, 0.5, &mut [(100.0, 0.25)]);
+        assert!((s - 200.0 / 3.0).abs() < 1e-9, "{s}");
+    }
 
     #[test]
     fn sfq_serves_the_smallest_start_tag_and_ties_in_list_order() {

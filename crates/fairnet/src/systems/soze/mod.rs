@@ -66,8 +66,36 @@ pub fn multi_connection(flows: &[FlowSpec]) -> Result<(Vec<FlowSpec>, Vec<usize>
     Ok((out, owner))
 }
 
+/// What a run's Söze senders report for its summary (`summary.json`'s `counters`, the run
+/// report): `soze_flows`, `soze_rate_updates`, `soze_lemma_3_2_violated_updates` (updates made
+/// where Lemma 3.2's `p > Δt/2·ln(α/β)` failed with the `Δt` of the rule in force,
+/// [`Soze::lemma_3_2_violations`]), `soze_lemma_3_2_flows` (flows with at least one) and
+/// `soze_held_at_floor` (flows a set `min_rate` holds at the end, [`Soze::at_floor`]). Empty
+/// without Söze senders.
+pub fn run_counters<'a>(senders: impl Iterator<Item = &'a Soze>) -> Vec<(&'static str, f64)> {
+    let (mut flows, mut updates, mut violated, mut violating, mut floor) = (0u64, 0, 0, 0, 0);
+    for s in senders {
+        flows += 1;
+        updates += s.updates();
+        violated += s.lemma_3_2_violations();
+        violating += u64::from(s.lemma_3_2_violations() > 0);
+        floor += u64::from(s.at_floor());
+    }
+    if flows == 0 {
+        return Vec::new();
+    }
+    vec![
+        ("soze_flows", flows as f64),
+        ("soze_rate_updates", updates as f64),
+        ("soze_lemma_3_2_violated_updates", violated as f64),
+        ("soze_lemma_3_2_flows", violating as f64),
+        ("soze_held_at_floor", floor as f64),
+    ]
+}
+
 /// The packet engine as the Söze reproductions run it: Söze with the paper's defaults (p =
-/// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced), the
+/// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced under
+/// the window `rate · RTT`), the
 /// backlog delay signal (with the sojourn-time signal the loop oscillates), no switch filter
 /// (the §4 10 µs filter's lag makes the loop oscillate), host NICs that queue (their delay
 /// enters maxQD) and ACKs ahead of data at every port. Why: `docs/systems/soze.md`.

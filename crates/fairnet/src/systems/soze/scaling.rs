@@ -23,8 +23,9 @@
 //!     its host's NIC (the weighted NIC serves the ready flows by start-time fair queueing, so
 //!     the flows of a host get the weighted max-min allocation of the NIC's line rate with
 //!     their pacing rates as demands; computed with the oracle on the host uplinks alone).
-//!     A pacing rate alone would overstate flows held by their uplink: Söze's rate drifts up
-//!     to the NIC rate there while the NIC sends them at their share;
+//!     Since issue 31 Söze caps its own rate at that share (`CongestionControl::on_nic_share`),
+//!     so the cap here only repeats it (before, Söze's rate drifted up to the NIC rate for
+//!     flows held by their uplink while the NIC sent them at their share);
 //!   - the *delivered throughput* (wire bit/s) over a sliding `window` (default 50 µs, five
 //!     samples). A flow of rate r delivers r·window / 8 bytes per window: below ~20 packets
 //!     (r < 3.4 Gb/s at 50 µs) one packet more or less is 5%, so at the paper's density

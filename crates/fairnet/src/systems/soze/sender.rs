@@ -87,7 +87,11 @@ pub fn update_interval(update: SozeUpdate, rate: f64, packet_bits: f64, rtt: f64
 ///
 /// Choices where the paper is silent (see `docs/systems/soze.md`): the rate is capped at the
 /// NIC line rate (a faster pacing rate cannot be sent, and without the cap an idle path would
-/// wind the rate up without bound); no floor unless `min_rate` is set (1 bit/s, the engine's
+/// wind the rate up without bound) and, behind a weighted host NIC, at what the NIC can give
+/// the flow ([`CongestionControl::on_nic_share`]: the NIC holds a flow to its weighted share
+/// whatever it paces at, so without the cap Eq. 7 would update from a rate the flow is not
+/// sending at — it drifts to the line rate — and a flow whose bottleneck moves off the NIC
+/// would start from there); no floor unless `min_rate` is set (1 bit/s, the engine's
 /// rate unit, keeps the pacing rate positive); a flow starts at its NIC's line rate; loss and
 /// timeouts leave the rate to the queueing-delay signal (the paper's simulations use 32 MB
 /// buffers and never lose packets); `rtt` in Algorithm 1 line 3 and in the window is the
@@ -101,7 +105,10 @@ pub struct Soze {
     /// The set floor (bit/s), or 1 bit/s (the engine's rate unit) when none is set.
     min_rate: f64,
     floor_set: bool,
+    /// The NIC's line rate (bit/s).
     max_rate: f64,
+    /// What the host's weighted NIC can give the flow (bit/s; the line rate without one).
+    nic_share: f64,
     weight: f64,
     /// Wire bits of a full data packet (Lemma 3.2's `pktsize`).
     packet_bits: f64,
@@ -172,6 +179,7 @@ impl Soze {
             min_rate,
             floor_set: cfg.min_rate.is_some(),
             max_rate: nic,
+            nic_share: nic,
             weight: ctx.weight,
             packet_bits,
             rate: cfg.init_rate.map_or(nic, |r| r.bps()).clamp(min_rate, nic),
@@ -210,6 +218,12 @@ impl Soze {
         self.lemma_violations
     }
 
+    /// The highest rate the flow may take now: the NIC line rate, or behind a weighted NIC
+    /// what it can give the flow ([`CongestionControl::on_nic_share`]); never below a set floor.
+    pub fn rate_cap(&self) -> f64 {
+        self.nic_share.min(self.max_rate).max(self.min_rate)
+    }
+
     /// Whether a set `min_rate` holds the rate now (never without a set floor).
     pub fn at_floor(&self) -> bool {
         self.floor_set && self.rate <= self.min_rate
@@ -232,7 +246,7 @@ impl Soze {
         // ln U = m · (ln T⁻¹(d) − ln s); T⁻¹ in log form avoids an exp.
         let ln_target = t.alpha.ln() - (d - t.k) / t.p * t.ln_range();
         let ratio = (self.m * (ln_target - s.ln())).exp();
-        self.rate = (self.rate * ratio).clamp(self.min_rate, self.max_rate);
+        self.rate = (self.rate * ratio).clamp(self.min_rate, self.rate_cap());
         self.updates += 1;
     }
 }
@@ -277,6 +291,19 @@ impl CongestionControl for Soze {
         if weight.is_finite() && weight > 0.0 {
             self.weight = weight;
         }
+    }
+
+    fn wants_nic_share(&self) -> bool {
+        true
+    }
+
+    /// The weighted NIC's share caps the rate at once, and the per-RTT reference rate the
+    /// next updates start from ([`SozeUpdate::PerPacket`]), and every update after.
+    fn on_nic_share(&mut self, share: Rate) {
+        self.nic_share = share.bps();
+        let cap = self.rate_cap();
+        self.rate = self.rate.min(cap);
+        self.ref_rate = self.ref_rate.min(cap);
     }
 
     fn cwnd(&self) -> u64 {

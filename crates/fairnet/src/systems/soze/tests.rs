@@ -401,9 +401,12 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
     // the loop's gain ln(α/β)/p = 0.115/µs times that lag plus the base RTT (~27 µs) is ~3,
     // above the π/2 at which a delayed integrator loop loses stability. Expected: over
     // 300–600 µs some flow's 50 µs throughput is more than 30% off the oracle (it oscillates;
-    // the backlog signal of the other tests stays within 1%).
+    // the backlog signal of the other tests stays within 1%). Under pacing alone
+    // (`control = "rate"`): the default window (`rate_window`) bounds what a flow sends into
+    // the lagging signal and damps the swing (measured: worst 11%, not asserted).
     let (topo, flows) = fig2();
     let mut cfg = soze_config();
+    cfg.soze.control = SozeControl::Rate;
     cfg.qdelay_signal = QdelaySignal::Sojourn;
     let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
@@ -779,14 +782,16 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     // weight (start-time fair queueing) and a flow sending below its share leaves at once, so
     // nothing queues in front of the fabric; the two-packet pacing credit keeps a paced flow
     // that waited for the busy NIC at its rate. Issue 7's bar: over 4–6 ms every flow within
-    // 5% of the oracle's weighted max-min rate, for two flow sets (measured: worst 1.73% and
-    // 0.56%). Not reached for a third set (seed 777; measured mean 2.06%, p95 8.35%, worst
-    // 14.25%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
+    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default window `rate_window`: worst 2.12% and
+    // 0.29%). Not reached for a third set (seed 777; measured mean 2.76%, p95 9.33%, worst
+    // 16.20%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
     // mean within 5% and the set off it (some flow beyond 5%: if it stops being off, the docs'
     // explanation is stale and this test says so).
-    // The cause, shown on the first set: with the queueing NIC (one FIFO per host) the same
-    // run is off by up to 14%, the FIFO's delay sitting in front of every downstream
-    // bottleneck and its noise in every maxQD of the host's flows.
+    // The cause, shown on the first set under pacing alone (`control = "rate"`, how it was
+    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 14%, the
+    // FIFO's delay sitting in front of every downstream bottleneck and its noise in every
+    // maxQD of the host's flows. (With the window the queueing NIC's run is 1.92 / 4.95% mean /
+    // worst: the window bounds what the FIFO holds; not asserted.)
     let cfg = weighted_nic_config();
     let mut summaries = Vec::new();
     for (seed, every_flow) in [(0x9e37_79b9_7f4a_7c15, true), (12345, true), (777, false)] {
@@ -808,6 +813,7 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     }
     let mut queue = cfg;
     queue.host_nic = HostNic::Queue;
+    queue.soze.control = SozeControl::Rate;
     let err = fat_tree_errors(&random_flows(24, 0x9e37_79b9_7f4a_7c15), queue);
     let (mean, p95, max) = error_summary(&err);
     println!(
@@ -864,22 +870,26 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // k = 4 fat-tree, weights 1–4, weighted NIC + pacing credit, p = 40 µs, mean throughput over
     // 4–6 ms against the oracle. What we established (docs/systems/soze.md, "Dense fat-trees"):
     // the 5% bar holds for some sets and not others, and where it fails the allocation is not
-    // at rest. Measured (mean / p95 / worst error): 32 flows seed 777 0.58 / 2.04 / 2.13%;
-    // 12345 2.80 / 8.23 / 8.41%; seed A 4.31 / 15.62 / 17.29%; 64 flows seed A 9.23 / 38.04 /
-    // 53.07%. Asserted against issue 7's 5% bar, not against these numbers: every flow within
-    // 5% for the first set, and the other three off the bar (some flow beyond 5%: the outcome
+    // at rest. Measured (mean / worst error, the rate capped at the weighted NIC's share and
+    // paced under the window, issue 31's defaults): 32 flows seed 777 0.60 / 2.01%; 12345
+    // 1.43 / 4.31%; seed A 3.04 / 12.76%; 64 flows seed A 5.80 / 23.96% (pacing alone, with
+    // the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 / 20.31, 7.50 / 28.40%; before the cap: 0.58 /
+    // 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 / 53.07%). Asserted against issue 7's 5% bar, not
+    // against these numbers: every flow within 5% for the first two sets, and the other two
+    // off the bar (some flow beyond 5%: the outcome
     // the swings below explain; should one reach it, the explanation is stale). Nothing
     // derives how far off a set may be, so a regression guard stands in, stated as measured:
     // each set's mean error at most 1.5× the mean above (runs are deterministic per seed; the
     // margin allows a change of event order, as when host NICs stopped scanning paced flows and
-    // the 64-flow mean went from 7.42% to 9.23%).
+    // the 64-flow mean went from 7.42% to 9.23%, or the NIC-share cap moved 32 flows A from
+    // 4.31% to 5.88%).
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
     for (n, seed, within_bar, measured_mean) in [
-        (32, 777, true, 0.0058),
-        (32, 12345, false, 0.0280),
-        (32, a, false, 0.0431),
-        (64, a, false, 0.0923),
+        (32, 777, true, 0.0060),
+        (32, 12345, true, 0.0143),
+        (32, a, false, 0.0304),
+        (64, a, false, 0.0580),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -905,7 +915,7 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
     // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
     // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
-    // standing queues): measured sd 6.0 / 5.7 µs, correlation 0.91 at that lag (−0.17 at none).
+    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.85 at that lag (−0.01 at none).
     // The flows crossing both see their maxQD move between the two ports.
     let q = fat_tree_queues(&random_flows(32, a), cfg, &[78, 95]);
     let (m78, s78, _) = moments(&q[0], &q[1]);
@@ -1107,4 +1117,81 @@ fn rate_window_paces_and_bounds_the_bytes_in_flight() {
     assert_eq!(with(SozeControl::RateWindow), (20_000, paced));
     assert_eq!(with(SozeControl::Rate), (u64::MAX, paced));
     assert_eq!(with(SozeControl::Window), (20_000, None));
+}
+
+#[test]
+fn the_weighted_nics_share_caps_the_rate_and_the_update_works_from_it() {
+    // The hand sender (weight 2, 40 Gb/s, α = 100, β = 10 Gb/s). The engine says its weighted
+    // NIC can give it 30 Gb/s: the rate drops to 30 at once. An ACK with maxQD 3 µs (= k:
+    // T⁻¹ = α = 100 Gb/s per weight, above its 15) asks for more, U = (100/15)^0.25 = 1.607,
+    // but the rate stays at the share, 30 Gb/s; with the NIC share back at the line rate the
+    // next update (compounding) starts from the 30 it sends at: 30·(100/15)^0.25 = 48.21 Gb/s.
+    use crate::engine::packet::cc::CongestionControl;
+    let mut s = hand_sender(SozeUpdate::PerPacketCompound, 40e9, None);
+    assert!(s.wants_nic_share());
+    s.on_nic_share(Rate::gbps(30));
+    assert_eq!(s.rate(), 30e9);
+    ack_at(&mut s, 10, 3);
+    assert_eq!(s.rate(), 30e9);
+    s.on_nic_share(Rate::gbps(100));
+    ack_at(&mut s, 11, 3);
+    let want = 30e9 * (100.0f64 / 15.0).powf(0.25);
+    assert!((s.rate() - want).abs() < 1.0, "{} vs {want}", s.rate());
+    // The reference-rate rule: the per-RTT reference rate is capped too.
+    let mut r = hand_sender(SozeUpdate::PerPacket, 40e9, None);
+    ack_at(&mut r, 10, 3); // reference 40, rate 40·1.49 = 59.8 Gb/s
+    r.on_nic_share(Rate::gbps(30));
+    assert_eq!(r.rate(), 30e9);
+    r.on_nic_share(Rate::gbps(100));
+    ack_at(&mut r, 11, 3); // inside the RTT: from the reference, now 30
+    assert!((r.rate() - want).abs() < 1.0, "{} vs {want}", r.rate());
+}
+
+#[test]
+fn no_flow_is_above_what_its_weighted_nic_can_give_it() {
+    // A star: host 0 sends flow 0 (weight 0.5) to host 1 and flow 1 (weight 1.5) to host 2;
+    // host 3 sends flow 2 (weight 0.5) to host 1. Weighted max-min (the oracle): host 0's
+    // uplink is full at 50 Gb/s per weight, so flows 0 and 1 get 25 and 75 Gb/s, and flow 2
+    // the 75 Gb/s flow 0 leaves at host 1. Flows 0 and 1 are held by their own weighted NIC
+    // (start-time fair queueing); their paths downstream signal more (flow 0's maxQD is host
+    // 1's queue at flow 2's target delay, T(150 Gb/s per weight); flow 1's path has no queue),
+    // so without the cap their Söze rates would climb to the 100 Gb/s line rate. The engine
+    // tells each flow its NIC share beside the other's demand (`on_nic_share`): expected, at
+    // every 10 µs over 1–2 ms, flow 0's rate at most 25 Gb/s and flow 1's at most 75 Gb/s
+    // (1% allowed for a moment where the other flow's rate dips below its share), while the
+    // throughputs stay within 1% of the oracle (the cap costs no throughput).
+    let topo = star(4, link()).unwrap();
+    let flows: Vec<FlowSpec> = [(0, 1, 0.5), (0, 2, 1.5), (3, 1, 0.5)]
+        .iter()
+        .map(|&(s, d, w)| {
+            let mut f = FlowSpec::new(NodeId(s), NodeId(d), LONG, Time::ZERO);
+            f.weight = w;
+            f
+        })
+        .collect();
+    let want = oracle_rates(&topo, &flows);
+    for (g, w) in want.iter().zip([25e9, 75e9, 75e9]) {
+        assert!((g - w).abs() < 1e3, "oracle {want:?}");
+    }
+    let mut sim = PacketSim::from_config(&topo, &flows, weighted_nic_packet_config()).unwrap();
+    let a = sim.run_until(Time::from_ms(1)).unwrap();
+    let mut worst = [0.0f64; 2];
+    for i in 1..=100 {
+        sim.run_until(Time::from_ms(1) + Time::from_us(10 * i))
+            .unwrap();
+        for (f, cap) in [(0u32, 25e9), (1, 75e9)] {
+            let Some(crate::registry::CcImpl::Soze(s)) = sim.cc(FlowId(f)) else {
+                panic!("flow {f} runs Söze");
+            };
+            worst[f as usize] = worst[f as usize].max(s.rate() / cap);
+        }
+    }
+    let b = sim.run_until(Time::from_ms(2)).unwrap();
+    let got = throughput(&a, &b);
+    println!(
+        "NIC share: highest rate / share {worst:?}; throughput {:?} Gb/s",
+        got.iter().map(|g| g / 1e9).collect::<Vec<_>>()
+    );
+    assert!(worst.iter().all(|&x| x <= 1.01), "rate / share {worst:?}");
+    assert!(max_rel_err(&got, &want) < 0.01, "{got:?} vs {want:?}");
 }

@@ -41,7 +41,7 @@ mod transport;
 use super::cc::{CcContext, CongestionControl};
 use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
 use super::event::{Event, EventQueue};
-use super::host::{Host, HostShim, SfqOrder, ShimControl};
+use super::host::{weighted_share, Host, HostShim, SfqOrder, ShimControl};
 use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
@@ -57,7 +57,7 @@ use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{PathSelector, Routing, Topology};
-use crate::units::{Bytes, Time};
+use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -235,6 +235,8 @@ pub struct PacketSim<S: SchemeSet> {
     switch_mem: Vec<SwitchMemory>,
     finished: usize,
     spray_ctr: u64,
+    /// Scratch `(demand, weight)` list for [`host::weighted_share`] (kept for its allocation).
+    share_scratch: Vec<(f64, f64)>,
     /// Time of the next sample (`u64::MAX` when nothing is recorded): the run loops compare
     /// each event's time with it, the only cost of recording on the event path.
     next_sample: u64,
@@ -364,6 +366,8 @@ impl<S: SchemeSet> PacketSim<S> {
                 format!("weight must be positive and finite, got {weight}"),
             ));
         }
+        let old = self.flows[i].spec.weight;
+        self.retag(i as u32, old, weight);
         let f = &mut self.flows[i];
         f.spec.weight = weight;
         if let Sender::Tcp(s) = &mut f.sender {

@@ -355,3 +355,90 @@ impl<S: SchemeSet> PacketSim<S> {
         fl.active && fl.sleep_until == u64::MAX && fl.nic_seq != u64::MAX
     }
 }
+
+/// The weighted NIC's share of a flow ([`HostNic::Weighted`]) and its start tag when its
+/// weight changes.
+impl<S: SchemeSet> PacketSim<S> {
+    /// [`HostNic::Weighted`]: flow `f` of host `h` started; it joins the host's senders (the
+    /// finished ones are dropped first when the list is about to grow).
+    pub(super) fn note_sender(&mut self, h: u32, f: u32) {
+        if self.cfg.host_nic != HostNic::Weighted {
+            return;
+        }
+        let flows = &self.flows;
+        let senders = &mut self.hosts[h as usize].senders;
+        if senders.len() == senders.capacity() {
+            senders.retain(|&g| !flows[g as usize].finished);
+        }
+        senders.push(f);
+    }
+
+    /// [`HostNic::Weighted`]: tells flow `f`'s congestion control, if it wants it
+    /// ([`CongestionControl::wants_nic_share`]), what its host's NIC can give it now
+    /// ([`weighted_share`] of the line rate beside the host's other started flows: a flow that
+    /// may send now or after its pacing time wants its pacing rate, the line rate at most and
+    /// without pacing; one that may not send — window full, nothing left — wants nothing).
+    pub(super) fn tell_nic_share(&mut self, f: u32) {
+        if self.cfg.host_nic != HostNic::Weighted {
+            return;
+        }
+        let fl = &self.flows[f as usize];
+        let Sender::Tcp(s) = &fl.sender else {
+            return;
+        };
+        if !s.cc.wants_nic_share() {
+            return;
+        }
+        let (h, weight) = (fl.host as usize, fl.spec.weight);
+        let nic = self.hosts[h].nic;
+        if nic == u32::MAX {
+            return;
+        }
+        let line = self.ports[nic as usize].rate.bps();
+        let mut others = std::mem::take(&mut self.share_scratch);
+        others.clear();
+        let flows = &self.flows;
+        self.hosts[h]
+            .senders
+            .retain(|&g| !flows[g as usize].finished);
+        for &g in &self.hosts[h].senders {
+            let other = &self.flows[g as usize];
+            if g == f || !other.active {
+                continue;
+            }
+            let demand = self.pacing_rate(FlowId(g)).map_or(line, |r| r.min(line));
+            others.push((demand, other.spec.weight));
+        }
+        let share = weighted_share(line, weight, &mut others);
+        self.share_scratch = others;
+        if let Sender::Tcp(s) = &mut self.flows[f as usize].sender {
+            s.cc.on_nic_share(Rate(share as u64));
+        }
+    }
+
+    /// [`HostNic::Weighted`]: flow `f`'s weight changes from `old` to `new`. The part of its
+    /// finish tag ahead of the host's virtual time is bytes it was charged per unit of the old
+    /// weight: rescaled to the new weight, `vtime + (tag − vtime) · old / new`, so its next
+    /// packet starts where the new weight puts it (a tag at or below the virtual time starts at
+    /// the virtual time either way). A flow with a place in the NIC's order moves there: a new
+    /// entry (the old one goes stale), which puts it behind flows of equal start tag. The flow
+    /// served last (`SfqOrder::served`) has no entry: it goes back at the next pull with the
+    /// rescaled tag and its old place.
+    pub(super) fn retag(&mut self, f: u32, old: f64, new: f64) {
+        if self.cfg.host_nic != HostNic::Weighted {
+            return;
+        }
+        let h = self.flows[f as usize].host as usize;
+        let vtime = self.hosts[h].vtime;
+        let fl = &mut self.flows[f as usize];
+        if fl.nic_tag <= vtime {
+            return;
+        }
+        fl.nic_tag = vtime + (fl.nic_tag - vtime) * old / new;
+        let served = self.hosts[h].sfq.served.is_some_and(|(g, _)| g == f);
+        if !served && self.on_weighted_list(f) {
+            let tag = self.flows[f as usize].nic_tag;
+            self.flows[f as usize].nic_seq = self.hosts[h].sfq.push(f, tag, vtime);
+        }
+    }
+}

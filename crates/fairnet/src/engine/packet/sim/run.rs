@@ -108,11 +108,12 @@ impl<S: SchemeSet> PacketSim<S> {
             Event::FlowStart(f) => {
                 let fl = &mut self.flows[f as usize];
                 fl.started = true;
-                if let Some(shim) = self.hosts[fl.host as usize].shim.as_mut() {
+                let h = fl.host;
+                if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
                     shim.on_flow_start(FlowId(f), &fl.spec, Time(now));
-                    let h = fl.host;
                     self.sync_shim_timer(h);
                 }
+                self.note_sender(h, f);
                 self.sync_ctrl(f);
                 self.activate(now, f);
             }

@@ -17,6 +17,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 self.on_data(now, id, &pkt, h, node)
             }
             PacketKind::Ack => {
+                self.tell_nic_share(f);
                 let fl = &mut self.flows[f as usize];
                 if let Sender::Tcp(s) = &mut fl.sender {
                     s.on_ack(
