@@ -8,8 +8,8 @@
 //! header = "48B"
 //! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
-//! host_shim = "none"       # none | wvcc | acdc (hypervisor shims over the transport)
+//! port_agent = "none"      # none | int | rcp | sperc | eba (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
+//! host_shim = "none"       # none | wvcc | acdc | eba (hypervisor shims over the transport)
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -42,6 +42,7 @@ use crate::schemes::hpcc::HpccConfig;
 use crate::schemes::pfabric::PfabricConfig;
 use crate::schemes::rcp::RcpConfig;
 use crate::schemes::timely::TimelyConfig;
+use crate::systems::eba::vms::{EbaPacketConfig, RateControl};
 use crate::systems::soze::SozeConfig;
 use crate::systems::sperc::packet::SPercPacketConfig;
 use crate::systems::uranus::wvcc::WvccConfig;
@@ -219,6 +220,9 @@ pub struct PacketConfig {
     pub wvcc: WvccConfig,
     /// AC/DC's parameters (used with `host_shim = "acdc"`).
     pub acdc: AcdcConfig,
+    /// eBA's VMs, rate control and LRC parameters (used with `host_shim = "eba"` and
+    /// `port_agent = "eba"`).
+    pub eba: EbaPacketConfig,
 }
 
 impl Default for PacketConfig {
@@ -251,6 +255,7 @@ impl Default for PacketConfig {
             sperc: SPercPacketConfig::default(),
             wvcc: WvccConfig::default(),
             acdc: AcdcConfig::default(),
+            eba: EbaPacketConfig::default(),
         }
     }
 }
@@ -375,6 +380,24 @@ impl PacketConfig {
         self.sperc.validate(&at("sperc"))?;
         self.wvcc.validate(&at("wvcc"))?;
         self.acdc.validate(&at("acdc"))?;
+        if self.host_shim == HostShimKind::Eba || self.port_agent == PortAgentConfig::Eba {
+            self.eba.validate(&at("eba"))?;
+        }
+        if self.host_shim == HostShimKind::Eba && self.eba.rate_control == RateControl::Lrc {
+            if self.port_agent != PortAgentConfig::Eba {
+                return Err(Error::invalid(
+                    at("port_agent"),
+                    "eBA's LRC reads the switches' rate factors: set port_agent = \"eba\"",
+                ));
+            }
+            if !matches!(self.routing, RoutingMode::HostPair | RoutingMode::First) {
+                return Err(Error::invalid(
+                    at("routing"),
+                    "eBA's control packets must follow their VM-flow's data (§VI-C): set \
+                     routing = \"host_pair\" (or \"first\")",
+                ));
+            }
+        }
         if self.transport == TransportKind::Sperc && self.port_agent != PortAgentConfig::Sperc {
             return Err(Error::invalid(
                 at("port_agent"),

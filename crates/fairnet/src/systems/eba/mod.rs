@@ -55,8 +55,12 @@ pub mod agent;
 pub mod config;
 pub mod guarantee;
 pub mod model;
+pub mod shim;
+pub mod vms;
 
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod packet_tests;

@@ -383,6 +383,21 @@ impl LrcRecursion {
     }
 }
 
+/// Eq. (15)'s VM-flow step (Algorithm 2 line 7): `v^{1−ατ_v} · target^{ατ_v}`, with
+/// `target = w·r` the VM-flow's weight times the smallest rate factor on its path. One piece of
+/// code for the recursion ([`LrcRecursion`]) and the packet-level host shim
+/// ([`super::shim::EbaShim`]).
+pub fn rate_step(v: f64, target: f64, a_tau: f64) -> f64 {
+    v.powf(1.0 - a_tau) * target.powf(a_tau)
+}
+
+/// Eq. (15)'s link step with the cap of Eq. (17) and the constriction μ (Algorithm 2 lines
+/// 18–19, §VI-B): `min(C, r·exp(β·Δt·(1 − load/(μC))))`, `b_dt = β·Δt`. One piece of code for
+/// the recursion ([`LrcRecursion`]) and the packet-level port ([`super::agent::RateFactorAgent`]).
+pub fn factor_step(r: f64, b_dt: f64, load: f64, mu: f64, c: f64) -> f64 {
+    (r * (b_dt * (1.0 - load / (mu * c))).exp()).min(c)
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -444,13 +459,12 @@ impl Discrete for LrcRecursion {
         if due_v {
             for i in 0..nf {
                 let target = self.net.objective(i, |l| r_seen[l]);
-                next[i] = v[i].powf(1.0 - self.a_tau) * target.powf(self.a_tau);
+                next[i] = rate_step(v[i], target, self.a_tau);
             }
         }
         if due_r {
             for (l, c) in self.net.capacities.iter().enumerate() {
-                let grown = r[l] * (self.b_tau * (1.0 - load_seen[l] / (self.mu * c))).exp();
-                next[nf + l] = grown.min(*c);
+                next[nf + l] = factor_step(r[l], self.b_tau, load_seen[l], self.mu, *c);
             }
         }
         let (v_new, rest) = next.split_at_mut(nf);
