@@ -61,6 +61,6 @@ pub mod vms;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod packet_tests;
+#[cfg(test)]
+mod tests;

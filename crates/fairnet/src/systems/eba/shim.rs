@@ -219,7 +219,11 @@ impl HostShim for EbaShim {
     }
 
     fn next_timer(&self) -> Option<Time> {
-        self.pairs.iter().filter_map(|s| s.next_probe).min().map(Time)
+        self.pairs
+            .iter()
+            .filter_map(|s| s.next_probe)
+            .min()
+            .map(Time)
     }
 
     fn on_timer(&mut self, now: Time, out: &mut Vec<ShimControl>) {
