@@ -17,6 +17,26 @@
 //! With [`RateControl::Reservation`] the limit is the guarantee `B` itself and no control
 //! packet is sent (Oktopus's static reservation as eBA §VII compares it).
 //!
+//! **ElasticSwitch's TCP-like rate allocation** ([`RateControl::TcpLike`]; Popa et al.,
+//! SIGCOMM 2013, §4, which is not among our papers: written from the published algorithm as
+//! recalled, each recalled point marked *(recalled)*): per VM-flow a rate `R`, the limit
+//! `max(B, R)` (eBA Fig. 12's caption: `v^max = max{v, B}` for both algorithms; guarantee
+//! decoupled from weight as eBA §VII-C says). Every period (15 ms, eBA §VII-C):
+//! - *congestion* is a loss on the VM-flow's traffic in the period (ElasticSwitch detects
+//!   losses by numbering packets per destination, eBA §VIII; *(recalled)* it also accepts
+//!   ECN): here a retransmitted data packet of the pair leaving the host, or an ACK echoing
+//!   CE arriving;
+//! - on congestion `R_max ← R`, `R ← R·(1 − d)` (d = 0.3, CUBIC's decrease *(recalled)*), the
+//!   epoch restarts;
+//! - otherwise, before the first congestion `R` doubles (a slow start, ours); after it CUBIC's
+//!   growth `R_max + c·(t − K)³`, `K = ∛(R_max·d/c)`, `t` in periods since the decrease, rates
+//!   in Mb/s, `c = 0.4` *(recalled; units ours)*; the step is scaled by the VM-flow's weight
+//!   over 2 (Seawall-style weighting, ElasticSwitch's RA builds on Seawall *(recalled)*; 2 is
+//!   Eq. (1)'s weight of two VMs of weight 1) and by *rate-caution*, which eBA §VII-C
+//!   describes as "the increment of rate has an inverse correlation with the rate": our form
+//!   is the factor `1 − R/C_l` (`C_l` the host's line rate), ElasticSwitch's exact law not
+//!   being recalled.
+//!
 //! Choices (also in `docs/systems/eba.md`):
 //! - **The limiter** is a token bucket [`LIMITER_BURST`] (3 KB, two full packets) deep: a
 //!   pair may send at most that much ahead of its rate. The paper's testbed uses Linux `tc`
@@ -41,7 +61,7 @@
 
 use super::agent::{decode_factor, encode_factor};
 use super::model::rate_step;
-use super::vms::{EbaPacketConfig, RateControl, VmPlan};
+use super::vms::{EbaPacketConfig, RateControl, TcpLikeConfig, VmPlan};
 use crate::engine::packet::pkt::{CtrlArea, Packet, PacketKind};
 use crate::engine::packet::{HostShim, ShimControl};
 use crate::ids::{FlowId, NodeId};
@@ -68,6 +88,11 @@ struct PairState {
     next_probe: Option<u64>,
     /// Started flows that still have bytes to hand to the NIC, oldest first.
     live: Vec<FlowId>,
+    /// TCP-like: congestion seen in the current period.
+    congested: bool,
+    /// TCP-like: `R_max` (bits/s) and periods since the last decrease (`None`: no congestion
+    /// yet, slow start).
+    cubic: Option<(f64, f64)>,
 }
 
 /// One flow sent from this host.
@@ -99,6 +124,7 @@ pub struct EbaShim {
     /// Global pair index → index into `pairs`.
     local: HashMap<u32, usize>,
     flows: HashMap<u32, FlowState>,
+    tcp_like: TcpLikeConfig,
 }
 
 impl EbaShim {
@@ -114,6 +140,7 @@ impl EbaShim {
             pairs: Vec::new(),
             local: HashMap::new(),
             flows: HashMap::new(),
+            tcp_like: cfg.tcp_like.clone(),
         })
     }
 
@@ -138,8 +165,45 @@ impl EbaShim {
                     next_free: 0,
                     next_probe: None,
                     live: Vec::new(),
+                    congested: false,
+                    cubic: None,
                 });
             }
+        }
+    }
+
+    /// The TCP-like baseline's update of every VM-flow whose period has ended (module doc).
+    fn tcp_like_periods(&mut self, now: Time) {
+        let plan = self.plan.clone();
+        let plan = plan.get().unwrap();
+        let t = &self.tcp_like;
+        for s in &mut self.pairs {
+            let Some(due) = s.next_probe else { continue };
+            if due > now.0 {
+                continue;
+            }
+            s.next_probe = Some(due + t.period.0);
+            let Some((w, _)) = plan.current(s.pair) else {
+                continue;
+            };
+            let line = plan.pairs[s.pair as usize].line_rate;
+            if std::mem::take(&mut s.congested) {
+                s.cubic = Some((s.v, 0.0));
+                s.v *= 1.0 - t.decrease;
+                continue;
+            }
+            let step = match &mut s.cubic {
+                None => s.v, // slow start: double
+                Some((r_max, periods)) => {
+                    *periods += 1.0;
+                    let (r_max_mbps, c) = (*r_max / 1e6, t.cubic_c);
+                    let k = (r_max_mbps * t.decrease / c).cbrt();
+                    let target = (r_max_mbps + c * (*periods - k).powi(3)) * 1e6;
+                    (target - s.v).max(0.0)
+                }
+            };
+            let caution = (1.0 - s.v / line).max(0.0);
+            s.v = (s.v + step * (w / 2.0) * caution).max(1e3);
         }
     }
 
@@ -172,6 +236,9 @@ impl HostShim for EbaShim {
         };
         f.sent_end = f.sent_end.max(pkt.seq + pkt.payload as u64);
         let (local, done) = (f.local, f.sent_end >= f.size);
+        if pkt.retransmit {
+            self.pairs[local].congested = true;
+        }
         let pair = self.pairs[local].pair;
         let limit = self.limit(pair).unwrap_or(0.0);
         let s = &mut self.pairs[local];
@@ -195,6 +262,14 @@ impl HostShim for EbaShim {
         }
     }
 
+    fn on_ingress(&mut self, pkt: &mut Packet, _now: Time) {
+        if pkt.kind == PacketKind::Ack && pkt.ece {
+            if let Some(f) = self.flows.get(&pkt.flow.0) {
+                self.pairs[f.local].congested = true;
+            }
+        }
+    }
+
     fn on_flow_start(&mut self, flow: FlowId, spec: &FlowSpec, now: Time) {
         self.init();
         let pair = self.plan().pair_of[flow.idx()];
@@ -212,9 +287,13 @@ impl HostShim for EbaShim {
         let s = &mut self.pairs[local];
         s.live.push(flow);
         self.plan.get().unwrap().open(pair);
-        if self.control == RateControl::Lrc && s.next_probe.is_none() {
-            // Algorithm 2 line 2: sleep τ_v, then send.
-            s.next_probe = Some(now.0 + self.tau_v);
+        if s.next_probe.is_none() {
+            match self.control {
+                // Algorithm 2 line 2: sleep τ_v, then send.
+                RateControl::Lrc => s.next_probe = Some(now.0 + self.tau_v),
+                RateControl::TcpLike => s.next_probe = Some(now.0 + self.tcp_like.period.0),
+                _ => {}
+            }
         }
     }
 
@@ -227,6 +306,10 @@ impl HostShim for EbaShim {
     }
 
     fn on_timer(&mut self, now: Time, out: &mut Vec<ShimControl>) {
+        if self.control == RateControl::TcpLike {
+            self.tcp_like_periods(now);
+            return;
+        }
         for s in &mut self.pairs {
             let Some(due) = s.next_probe else { continue };
             if due > now.0 {

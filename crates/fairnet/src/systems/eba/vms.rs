@@ -9,7 +9,7 @@
 //! routing = "host_pair"       # §VI-C: a VM-flow's packets, control included, on one path
 //! control = { size = "74B" }  # §VI-C: "the 74Bytes ICMP control packet"
 //! [engine.eba]
-//! rate_control = "lrc"        # lrc | reservation | best_effort
+//! rate_control = "lrc"        # lrc | reservation | best_effort | tcp_like
 //! vms = [
 //!   { name = "x",  host = 0, guarantee = "450Mbps", weight = 1 },
 //!   { name = "y",  host = 0, tenant = 1, weight = 2 },
@@ -61,6 +61,10 @@ pub enum RateControl {
     Reservation,
     /// Best effort: no limiter, the guests' transports alone.
     BestEffort,
+    /// ElasticSwitch's TCP-like rate allocation (Popa et al., SIGCOMM 2013), guarantee
+    /// decoupled from weight as eBA §VII-C does ([`super::shim`] has the algorithm and marks
+    /// what is recalled).
+    TcpLike,
 }
 
 /// One VM of the scenario (§II-A: "throughput B and weight w for each VM").
@@ -86,6 +90,31 @@ fn one() -> f64 {
     1.0
 }
 
+/// The TCP-like baseline's parameters ([`RateControl::TcpLike`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpLikeConfig {
+    /// The rate-allocation period (default 15 ms: eBA §VII-C, "the rate allocation period is
+    /// the same for TCP-like algorithm and LRC, both at 15ms").
+    pub period: crate::units::Time,
+    /// The multiplicative decrease on congestion (default 0.3, the rate falls to 70%: CUBIC's
+    /// β as Linux uses it; recalled).
+    pub decrease: f64,
+    /// CUBIC's constant `C` in the rate domain, Mb/s per period³ (default 0.4, CUBIC's value
+    /// with our units; recalled).
+    pub cubic_c: f64,
+}
+
+impl Default for TcpLikeConfig {
+    fn default() -> TcpLikeConfig {
+        TcpLikeConfig {
+            period: crate::units::Time::from_ms(15),
+            decrease: 0.3,
+            cubic_c: 0.4,
+        }
+    }
+}
+
 /// The `[eba]` section of a packet scenario (used with `host_shim = "eba"`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -96,6 +125,8 @@ pub struct EbaPacketConfig {
     pub vms: Vec<VmSpec>,
     /// LRC's parameters (α, β, τ_v, τ_r, μ, idle relaxation), defaults the paper's.
     pub lrc: LrcConfig,
+    /// The TCP-like baseline's parameters (`rate_control = "tcp_like"`).
+    pub tcp_like: TcpLikeConfig,
     /// `v(0)` of every VM-flow, before its first control packet returns (default 1 Mb/s, the
     /// model's `initial_rate`: Proposition 1 starts well below C; Algorithm 2 gives none).
     pub initial_rate: Rate,
@@ -108,6 +139,7 @@ impl Default for EbaPacketConfig {
             vms: Vec::new(),
             lrc: LrcConfig::default(),
             initial_rate: Rate(1_000_000),
+            tcp_like: TcpLikeConfig::default(),
         }
     }
 }
@@ -120,6 +152,25 @@ impl EbaPacketConfig {
             return Err(Error::invalid(
                 format!("{at}.initial_rate"),
                 "must be positive",
+            ));
+        }
+        let t = &self.tcp_like;
+        if t.period.0 == 0 {
+            return Err(Error::invalid(
+                format!("{at}.tcp_like.period"),
+                "must be positive",
+            ));
+        }
+        if !(t.decrease > 0.0 && t.decrease < 1.0) {
+            return Err(Error::invalid(
+                format!("{at}.tcp_like.decrease"),
+                format!("must be in (0, 1), got {}", t.decrease),
+            ));
+        }
+        if !(t.cubic_c > 0.0 && t.cubic_c.is_finite()) {
+            return Err(Error::invalid(
+                format!("{at}.tcp_like.cubic_c"),
+                format!("must be positive, got {}", t.cubic_c),
             ));
         }
         for (i, vm) in self.vms.iter().enumerate() {
