@@ -1,9 +1,9 @@
 """The paper registry: reproductions of published figures, each at a fast ``smoke`` scale (CI)
 and the paper's ``full`` scale.
 
-One subpackage per paper (``soze``, ``sperc``, ``uranus``, ``may``, ``eba``), each module one :class:`Entry`
-(or a family of them): a title, the paper and figure it reproduces, what each scale runs, and
-a run function that writes a plot mirroring the paper's figure (PNG and SVG) and
+One subpackage per paper (``soze``, ``sperc``, ``uranus``, ``may``, ``eba``), each module one
+:class:`Entry` (or a family of them): a title, the paper and figure it reproduces, what each
+scale runs, and a run function that writes a plot mirroring the paper's figure (PNG and SVG) and
 ``results.json``, and prints tables with the paper's own numbers beside ours (copied beside
 ``results.json`` as CSV and Markdown). What the entries share: ``entry`` (the types),
 ``tables``, ``plots``, and ``golden`` (the digests that pin every entry's smoke output).
