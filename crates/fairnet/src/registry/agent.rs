@@ -12,6 +12,8 @@ pub enum AgentImpl {
     Rcp(crate::schemes::rcp::RcpAgent),
     /// [`crate::systems::sperc::packet::SPercAgent`].
     Sperc(crate::systems::sperc::packet::SPercAgent),
+    /// [`crate::systems::eba::agent::RateFactorAgent`].
+    Eba(crate::systems::eba::agent::RateFactorAgent),
     /// Any other [`PortAgent`].
     Custom(Box<dyn PortAgent>),
 }
@@ -23,6 +25,7 @@ impl PortAgent for AgentImpl {
             AgentImpl::Int(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Rcp(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Sperc(a) => a.on_dequeue(id, pool, port),
+            AgentImpl::Eba(a) => a.on_dequeue(id, pool, port),
             AgentImpl::Custom(a) => a.on_dequeue(id, pool, port),
         }
     }
@@ -33,6 +36,7 @@ impl PortAgent for AgentImpl {
             AgentImpl::Int(a) => a.on_reverse(id, pool, port),
             AgentImpl::Rcp(a) => a.on_reverse(id, pool, port),
             AgentImpl::Sperc(a) => a.on_reverse(id, pool, port),
+            AgentImpl::Eba(a) => a.on_reverse(id, pool, port),
             AgentImpl::Custom(a) => a.on_reverse(id, pool, port),
         }
     }
@@ -55,6 +59,9 @@ pub enum PortAgentConfig {
     /// [`crate::systems::sperc::packet::SPercAgent`] on every port (`[sperc]` parameters), host
     /// NICs included: s-PERC*'s link algorithm on control packets.
     Sperc,
+    /// [`crate::systems::eba::agent::RateFactorAgent`] on every port (`[eba.lrc]` parameters),
+    /// host NICs included: eBA's per-port rate factor (Algorithm 2 lines 15–26).
+    Eba,
 }
 
 impl From<Box<dyn PortAgent>> for AgentImpl {

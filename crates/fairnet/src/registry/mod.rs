@@ -52,6 +52,9 @@ use crate::schemes::l2dct::L2dct;
 use crate::schemes::pfabric::Pfabric;
 use crate::schemes::rcp::{Rcp, RcpAgent};
 use crate::schemes::timely::Timely;
+use crate::systems::eba::agent::RateFactorAgent;
+use crate::systems::eba::shim::{EbaShim, SharedPlan};
+use crate::systems::eba::vms::{RateControl, VmPlan};
 use crate::systems::may::{FlowWeights, May};
 use crate::systems::soze::{self, Soze};
 use crate::systems::sperc::packet::{SPercAgent, SPercSender};
@@ -70,6 +73,10 @@ pub struct Builtin {
     /// [`SchemeSet::prepare`] (which runs before the ports are built), one vector shared by
     /// every port.
     may_weights: FlowWeights,
+    /// eBA's VM-flows and guarantee table, shared by every host's shim: filled in
+    /// [`SchemeSet::prepare`] from the whole flow list (the engine builds host shims before
+    /// it, so they hold the cell).
+    eba_plan: SharedPlan,
 }
 
 impl Builtin {
@@ -80,6 +87,7 @@ impl Builtin {
             cfg,
             soze_range: None,
             may_weights: FlowWeights::default(),
+            eba_plan: SharedPlan::default(),
         })
     }
 
@@ -100,6 +108,30 @@ impl Builtin {
     /// values or the defaults derived from the flows), if the transport is Söze.
     pub fn soze_range(&self) -> Option<(f64, f64)> {
         self.soze_range
+    }
+}
+
+impl Builtin {
+    /// eBA's plan: VMs placed, flows mapped to VM-flows; under static reservation every VM
+    /// with flows needs a guarantee (its VM-flows are limited to it).
+    fn prepare_eba(&self, net: &FlowPaths<'_>) -> Result<VmPlan> {
+        let eba = &self.cfg.eba;
+        let plan = VmPlan::new(eba, net.topo, net.flows)?;
+        if eba.rate_control == RateControl::Reservation {
+            for p in &plan.pairs {
+                for vm in [p.src, p.dst] {
+                    let spec = &eba.vms[vm];
+                    if spec.guarantee.0 == 0 {
+                        return Err(crate::error::Error::invalid(
+                            format!("vm {:?}.guarantee", spec.name),
+                            "static reservation limits every VM-flow to its guarantee (Eq. 2), \
+                             and this VM has flows but no guarantee",
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(plan)
     }
 }
 
@@ -139,6 +171,10 @@ impl SchemeSet for Builtin {
                     net.flows.len()
                 ),
             ));
+        }
+        if self.cfg.host_shim == HostShimKind::Eba {
+            let plan = self.prepare_eba(net)?;
+            let _ = self.eba_plan.set(plan);
         }
         if !(0..net.flows.len()).any(|i| self.kind_of(i) == TransportKind::Soze) {
             return Ok(());
@@ -241,6 +277,10 @@ impl SchemeSet for Builtin {
             PortAgentConfig::Int if port.host_nic => None,
             PortAgentConfig::Int => Some(AgentImpl::Int(IntStamp)),
             PortAgentConfig::Rcp => Some(AgentImpl::Rcp(RcpAgent::new(&self.cfg.rcp, rate))),
+            PortAgentConfig::Eba => Some(AgentImpl::Eba(RateFactorAgent::new(
+                &self.cfg.eba.lrc,
+                rate,
+            ))),
             PortAgentConfig::Sperc => Some(AgentImpl::Sperc(SPercAgent::new(
                 &self.cfg.sperc,
                 self.cfg.control.reserved(),
@@ -249,13 +289,15 @@ impl SchemeSet for Builtin {
         })
     }
 
-    fn host_shim(&self, _node: NodeId) -> Result<Option<Box<dyn HostShim>>> {
+    fn host_shim(&self, node: NodeId) -> Result<Option<Box<dyn HostShim>>> {
         let cfg = &self.cfg;
         let (mss, init_cwnd) = (cfg.mtu.0, cfg.tcp.init_cwnd as u64 * cfg.mtu.0);
         Ok(match cfg.host_shim {
             HostShimKind::None => None,
             HostShimKind::Wvcc => Some(Box::new(cfg.wvcc.build(mss, init_cwnd))),
             HostShimKind::Acdc => Some(Box::new(cfg.acdc.build(mss, init_cwnd))),
+            HostShimKind::Eba => EbaShim::for_host(&self.eba_plan, &cfg.eba, node)
+                .map(|s| Box::new(s) as Box<dyn HostShim>),
         })
     }
 }

@@ -8,8 +8,8 @@
 //! header = "48B"
 //! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
-//! port_agent = "none"      # none | int | rcp | sperc (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
-//! host_shim = "none"       # none | wvcc | acdc (hypervisor shims over the transport)
+//! port_agent = "none"      # none | int | rcp | sperc | eba (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
+//! host_shim = "none"       # none | wvcc | acdc | eba (hypervisor shims over the transport)
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
 //! routing = "ecmp"         # ecmp | host_pair | spray | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
@@ -51,6 +51,7 @@ use crate::schemes::l2dct::L2dctConfig;
 use crate::schemes::pfabric::PfabricConfig;
 use crate::schemes::rcp::RcpConfig;
 use crate::schemes::timely::TimelyConfig;
+use crate::systems::eba::vms::{EbaPacketConfig, RateControl};
 use crate::systems::soze::SozeConfig;
 use crate::systems::sperc::packet::SPercPacketConfig;
 use crate::systems::uranus::wvcc::WvccConfig;
@@ -244,6 +245,9 @@ pub struct PacketConfig {
     #[serde(skip)]
     #[schemars(skip)]
     pub flow_transports: Vec<Option<FlowTransport>>,
+    /// eBA's VMs, rate control and LRC parameters (used with `host_shim = "eba"` and
+    /// `port_agent = "eba"`).
+    pub eba: EbaPacketConfig,
 }
 
 /// A flow's own transport, overriding the run's [`PacketConfig::transport`].
@@ -291,6 +295,7 @@ impl Default for PacketConfig {
             d2tcp: D2tcpConfig::default(),
             l2dct: L2dctConfig::default(),
             flow_transports: Vec::new(),
+            eba: EbaPacketConfig::default(),
         }
     }
 }
@@ -441,6 +446,24 @@ impl PacketConfig {
                 return Err(Error::invalid(
                     format!("flows[{i}].udp_rate"),
                     "must be positive",
+                ));
+            }
+        }
+        if self.host_shim == HostShimKind::Eba || self.port_agent == PortAgentConfig::Eba {
+            self.eba.validate(&at("eba"))?;
+        }
+        if self.host_shim == HostShimKind::Eba && self.eba.rate_control == RateControl::Lrc {
+            if self.port_agent != PortAgentConfig::Eba {
+                return Err(Error::invalid(
+                    at("port_agent"),
+                    "eBA's LRC reads the switches' rate factors: set port_agent = \"eba\"",
+                ));
+            }
+            if !matches!(self.routing, RoutingMode::HostPair | RoutingMode::First) {
+                return Err(Error::invalid(
+                    at("routing"),
+                    "eBA's control packets must follow their VM-flow's data (§VI-C): set \
+                     routing = \"host_pair\" (or \"first\")",
                 ));
             }
         }

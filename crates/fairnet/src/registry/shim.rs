@@ -20,4 +20,8 @@ pub enum HostShimKind {
     /// ([`crate::schemes::acdc::Acdc`], [`super::PacketConfig::acdc`]). Use with ECN marking
     /// at the switches.
     Acdc,
+    /// eBA's host part ([`crate::systems::eba::shim::EbaShim`], [`super::PacketConfig::eba`]):
+    /// per-VM-flow rate limits, by LRC (with `port_agent = "eba"`), static reservation or
+    /// none (best effort).
+    Eba,
 }

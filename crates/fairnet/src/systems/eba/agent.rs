@@ -12,7 +12,13 @@
 //!   Eq. (4) would; the packet engine's RCP agent works the same way).
 //! - **Idle relaxation** (§VI-B): after an update that measured utilization ν = V/C below
 //!   `idle_utilization`, the next is due after `τ_r/ν`, with ν taken as at least
-//!   [`MIN_IDLE_UTILIZATION`] (the paper's `τ_r/ν` is unbounded on an idle link).
+//!   [`MIN_IDLE_UTILIZATION`] (the paper's `τ_r/ν` is unbounded on an idle link). The port
+//!   still measures every τ_r ("The throughput measurement needs to keep on monitoring any
+//!   changes in the link utilization"): when the last τ_r's utilization reaches
+//!   `idle_utilization` the update runs at once, over the whole time since the last one.
+//!   Without this a link that was idle when a flow started would leave its rate factor at
+//!   `C` for up to 100·τ_r while the flow's rate overshoots (found at packet level: X and Y
+//!   of a 1:2 test ran at 1 and 4 Gb/s limits for 58 ms = 58·τ_r).
 //! - **Header.** The paper's control packet carries r as a 32-bit integer in bytes/s, which
 //!   ends at 34 Gb/s; we carry it in kbit/s ([`encode_factor`]), which reaches 4.29 Tb/s, so
 //!   the "beyond the paper" runs at 100 Gb/s fit.
@@ -48,6 +54,9 @@ pub struct RateFactorAgent {
     primed: bool,
     last: u64,
     last_tx: u64,
+    /// The start of the current τ_r watch window and the bytes sent by then.
+    check: u64,
+    check_tx: u64,
     due: u64,
 }
 
@@ -65,6 +74,8 @@ impl RateFactorAgent {
             primed: false,
             last: 0,
             last_tx: 0,
+            check: 0,
+            check_tx: 0,
             due: 0,
         }
     }
@@ -78,19 +89,28 @@ impl RateFactorAgent {
     /// size of the packet leaving now (already counted in `port.tx_bytes`).
     fn update(&mut self, port: &PortView, wire: u64) {
         let now = port.now.0;
+        let tx = port.tx_bytes - wire;
         if !self.primed {
             self.primed = true;
-            self.last = now;
-            self.last_tx = port.tx_bytes - wire;
+            (self.last, self.last_tx) = (now, tx);
+            (self.check, self.check_tx) = (now, tx);
             self.due = now + self.tau_r;
             return;
         }
-        if now < self.due {
+        if now < self.check + self.tau_r {
+            return;
+        }
+        // The measurement keeps watching every τ_r (§VI-B: "The throughput measurement needs to
+        // keep on monitoring any changes in the link utilization"): a stretched period ends
+        // as soon as the last τ_r's utilization is no longer low.
+        let c = self.capacity;
+        let recent = (tx - self.check_tx) as f64 * 8.0 / ((now - self.check) as f64 * 1e-12) / c;
+        (self.check, self.check_tx) = (now, tx);
+        if now < self.due && recent < self.idle_utilization {
             return;
         }
         let dt = (now - self.last) as f64 * 1e-12;
-        let v = (port.tx_bytes - wire - self.last_tx) as f64 * 8.0 / dt;
-        let c = self.capacity;
+        let v = (tx - self.last_tx) as f64 * 8.0 / dt;
         self.r = factor_step(self.r, c, self.beta * dt, v, self.mu);
         let period = relaxed_period(
             self.tau_r,
@@ -98,8 +118,7 @@ impl RateFactorAgent {
             self.idle_utilization,
             v / c,
         );
-        self.last = now;
-        self.last_tx = port.tx_bytes - wire;
+        (self.last, self.last_tx) = (now, tx);
         self.due = now + period;
     }
 }
@@ -252,5 +271,28 @@ mod tests {
                 assert!(a.factor() > after_200, "updates every τ_r");
             }
         }
+    }
+
+    #[test]
+    fn a_stretched_period_ends_when_the_utilization_rises() {
+        // §VI-B keeps measuring while the period is stretched. 0–100 ms at 10 Mb/s: the update
+        // at 100 ms measures ν = 0.01 (factor stays at the cap C) and sets the next one
+        // τ_r/0.01 = 10 s later. 100–200 ms at 990 Mb/s: the watch at 200 ms sees ν = 0.99 ≥
+        // 0.5 and the update runs at once, over 100–200 ms: C·exp(0.2·(1 − 1.1)) = C·e^(−0.02);
+        // another 100 ms at 990 Mb/s (now every τ_r): C·e^(−0.04).
+        let mut a = RateFactorAgent::new(&LrcConfig::default(), Rate(C as u64));
+        let d = PacketKind::Data;
+        pass(&mut a, 0, 0, d, false, 0);
+        let mut sent = bytes(10e6, 100);
+        pass(&mut a, 100, sent, d, false, 0);
+        assert_eq!(a.factor(), C);
+        sent += bytes(990e6, 100);
+        pass(&mut a, 200, sent, d, false, 0);
+        let expect = C * (-0.02f64).exp();
+        assert!((a.factor() / expect - 1.0).abs() < 1e-6, "{}", a.factor());
+        sent += bytes(990e6, 100);
+        pass(&mut a, 300, sent, d, false, 0);
+        let expect = C * (-0.04f64).exp();
+        assert!((a.factor() / expect - 1.0).abs() < 1e-6, "{}", a.factor());
     }
 }

@@ -14,16 +14,16 @@
 //! | Table II, §VI-A–B, §VII | α, β, τ_v, τ_r, μ, idle relaxation, uniform increase; their defaults | [`config`] ([`config::LrcConfig`]) |
 //! | §II-C Eq. (6), Eq. (7) | the continuous rate-control model | [`model::LogisticModel`] |
 //! | §IV-A Eq. (15), §IV-B Eqs. (16)–(17), §VI-B μ | the discrete recursion with the guarantee floor and the rate-factor cap | [`model::LrcRecursion`] |
-//! | Algorithm 2 lines 15–26, §V-C, §VI-B | the switch part: a port's rate factor, control packets take the smaller | [`agent::RateFactorAgent`] (not yet in the registry) |
+//! | Algorithm 2 lines 15–26, §V-C, §VI-B | the switch part: a port's rate factor, control packets take the smaller | [`agent::RateFactorAgent`] (`port_agent = "eba"`) |
+//! | Algorithm 2 lines 1–14, Eq. (16), §V-C, §VI-C | the host part: per-VM-flow limiter at `max(B, v)`, control packets every τ_v, Eq. (15) on return; the baselines | [`shim::EbaShim`] (`host_shim = "eba"`) |
+//! | §II-A VMs, tenants; Algorithm 1 over a run | the scenario's `[eba]` section, flows to VM-flows, the shared guarantee table | [`vms`] |
+//! | §VII at packet level | the issue's packet checks | `packet_tests.rs` |
 //! | — | the named model `eba_lrc` (one bottleneck) of `fairnet model list` | [`model::SingleLink`] |
 //! | Algorithm 2 in fluid form, §VI-B, §VII-C's VM-level simulator; reservation and best effort | VM-flow rate limits on the flow engine's exact allocation | [`flow_level`] |
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
-//! Still to come (issue 23, in this order): the rest of LRC at packet level (Algorithm 2's host
-//! shim and sender/receiver daemons, on the engine's shim timer and shim control packets —
-//! [`crate::engine::packet::HostShim::on_timer`], [`crate::engine::packet::ShimControl`],
-//! [`crate::engine::packet::HostShim::on_control`] — and the port agent's registration); the
-//! scenario surface; the paper's figures.
+//! Still to come (issue 23): a control-loss option (Fig. 7) and the remaining paper entries;
+//! the flow-level LRC is another branch's.
 //!
 //! **Choices the paper leaves open, and why:**
 //! - One guarantee `B` per VM for egress and ingress alike: §II-A gives each VM one "throughput
@@ -57,10 +57,14 @@ pub mod config;
 pub mod flow_level;
 pub mod guarantee;
 pub mod model;
+pub mod shim;
+pub mod vms;
 
 #[cfg(test)]
 mod flow_level_tests;
 #[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod packet_tests;
 #[cfg(test)]
 mod tests;
