@@ -70,9 +70,15 @@
 //!   the mean previous weight of its rack-flow (1 if all are new), so it is neither favoured
 //!   nor penalised by its history.
 //! - *`d` without a measurement*: `T_c = S/B` needs `B`; a flow not yet measured has `d = 1`
-//!   (on schedule). A stalled flow (`B = 0`) or one past its deadline (`D ≤ 0`) takes the
-//!   bound `d = 10³` (the limit of `T_c/D` as `B → 0` or `D → 0⁺`: most likely to fail);
-//!   `d` is clamped to `[10⁻³, 10³]` and inside a rack-flow no `W*` falls below `10⁻⁹` of the
+//!   (on schedule). A stalled flow (`B = 0`) takes the bound `d = 10³` (the limit of `T_c/D`
+//!   as `B → 0`: most likely to fail). A flow past its deadline (`D ≤ 0`) takes the lowest,
+//!   `d = 10⁻³`: it has failed, and §3.3.1's stated aim is "to reduce the deadline-miss ratio
+//!   by allocating more weight to more likely-to-fail flows", which weight given to a failed
+//!   flow cannot serve. The other limit, `T_c/D → ∞` as `D → 0⁺`, was tried first and measured
+//!   worse than no slices at all: line 5 compounds `d` every slot, so the flows that had
+//!   already missed took nearly all of their rack-flow's weight and starved the ones that could
+//!   still finish (docs/systems/uranus.md, "Decision slot"). Deadline schedulers do the same
+//!   (D³ quenches flows that cannot make it). `d` is clamped to `[10⁻³, 10³]` and inside a rack-flow no `W*` falls below `10⁻⁹` of the
 //!   largest, so weights stay positive and finite over any number of slots. The paper gives
 //!   no bound.
 //! - *`r = 1/S`* with `S` the remaining bytes (§3.3.2: "the simplest one").

@@ -238,8 +238,9 @@ pub struct FlowState {
 /// for WVCC to move towards new weights before the next decision.
 pub const DEFAULT_DECISION_SLOT: Time = Time::from_ms(1);
 
-/// The deadline urgency `d` is clamped to `[1/D_BOUND, D_BOUND]`; a stalled or late flow
-/// takes `D_BOUND` (the paper gives no bound; see the module doc of [`super`]).
+/// The deadline urgency `d` is clamped to `[1/D_BOUND, D_BOUND]`; a stalled flow takes
+/// `D_BOUND`, a flow past its deadline `1/D_BOUND` (the paper gives no bound; see the module
+/// doc of [`super`]).
 pub const D_BOUND: f64 = 1e3;
 /// Inside a rack-flow, no `W*` falls below this fraction of the largest, so that the
 /// compounding of Algorithm lines 5–9 over many slots never underflows a weight to 0.
@@ -247,12 +248,18 @@ pub const MIN_RELATIVE_WEIGHT: f64 = 1e-9;
 
 /// Deadline urgency `d(t) = T_c(t)/D(t)` (§3.3.1, Algorithm 1 step 2), with `T_c = S/B` the
 /// expected completion time at the current throughput and `D` the time left to the deadline.
-/// A flow not yet measured has `d = 1` (on schedule); a stalled flow or one past its deadline
-/// has the bound `D_BOUND` (the limit of `T_c/D` as `B → 0` or `D → 0⁺`).
+/// A flow not yet measured has `d = 1` (on schedule); a stalled flow has the bound `D_BOUND`
+/// (the limit of `T_c/D` as `B → 0`: most likely to fail). A flow past its deadline has failed
+/// already and more weight cannot save it: it takes the lowest urgency `1/D_BOUND` and keeps
+/// only what the others leave (§3.3.1's aim is fewer flows that fail; see the module doc of
+/// [`super`] for why not `D_BOUND`).
 pub fn urgency(now: Time, remaining_bytes: f64, deadline: Time, throughput: Option<f64>) -> f64 {
     let Some(b) = throughput else { return 1.0 };
     let left = deadline.as_secs_f64() - now.as_secs_f64();
-    if b <= 0.0 || left <= 0.0 {
+    if left <= 0.0 {
+        return 1.0 / D_BOUND;
+    }
+    if b <= 0.0 {
         return D_BOUND;
     }
     let t_c = remaining_bytes * 8.0 / b;

@@ -159,13 +159,21 @@ fn algorithm_1_inside_a_rack_flow() {
     assert_all_close(&weights(&d2), &[0.2, 0.8]);
 }
 
-/// The urgency's edges: unmeasured → 1; past the deadline or stalled → the bound; otherwise
-/// T_c/D (1 MB at 1 Mb/s is 8 s, with 4 s left: 2).
+/// The urgency's edges: unmeasured → 1; stalled → the upper bound (most likely to fail); past
+/// the deadline → the lower bound (failed, whatever its rate); otherwise T_c/D (1 MB at 1 Mb/s
+/// is 8 s, with 4 s left: 2).
 #[test]
 fn urgency_edges() {
     let t = Time::from_ms(1000 * 10);
     assert_eq!(urgency(t, MB, Time::from_ms(1000 * 14), None), 1.0);
-    assert_eq!(urgency(t, MB, Time::from_ms(1000 * 9), Some(1e6)), D_BOUND);
+    assert_eq!(
+        urgency(t, MB, Time::from_ms(1000 * 9), Some(1e6)),
+        1.0 / D_BOUND
+    );
+    assert_eq!(
+        urgency(t, MB, Time::from_ms(1000 * 9), Some(0.0)),
+        1.0 / D_BOUND
+    );
     assert_eq!(urgency(t, MB, Time::from_ms(1000 * 14), Some(0.0)), D_BOUND);
     assert!(close(
         urgency(t, MB, Time::from_ms(1000 * 14), Some(1e6)),
