@@ -171,20 +171,9 @@ pub fn run_slices_with_progress(
     let big = BigSwitch::new(topo)?;
     let mut base = Vec::with_capacity(flows.len());
     for (i, (f, &deadline)) in flows.iter().zip(deadlines).enumerate() {
-        let s = &f.spec;
-        let state = FlowState {
-            flow: i as u32,
-            tag: s.tag,
-            src: s.src,
-            dst: s.dst,
-            src_rack: big.rack_of(s.src)?,
-            dst_rack: big.rack_of(s.dst)?,
-            remaining: s.size.0.max(1) as f64,
-            deadline,
-            throughput: None,
-        };
+        let state = FlowState::unstarted(i as u32, &f.spec, deadline, &big)?;
         // Checks slice membership and deadlines up front (the same errors as at a slot).
-        set.metric(s.start, &state)?;
+        set.metric(f.spec.start, &state)?;
         base.push(state);
     }
     let slice_mean = set.specs().iter().map(|s| s.weight).collect();

@@ -116,17 +116,7 @@ impl PacketSlices {
         let mut base = Vec::with_capacity(flows.len());
         for (i, (s, &deadline)) in flows.iter().zip(deadlines).enumerate() {
             slices.check_member(i as u32, s.tag, deadline.is_some())?;
-            base.push(FlowState {
-                flow: i as u32,
-                tag: s.tag,
-                src: s.src,
-                dst: s.dst,
-                src_rack: big.rack_of(s.src)?,
-                dst_rack: big.rack_of(s.dst)?,
-                remaining: s.size.0.max(1) as f64,
-                deadline,
-                throughput: None,
-            });
+            base.push(FlowState::unstarted(i as u32, s, deadline, &big)?);
         }
         let mut by_start: Vec<usize> = (0..flows.len()).collect();
         by_start.sort_by_key(|&i| (flows[i].start, i));

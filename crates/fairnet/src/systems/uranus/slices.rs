@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::ids::NodeId;
 use crate::topo::Topology;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -230,6 +231,29 @@ pub struct FlowState {
     pub deadline: Option<Time>,
     /// Its throughput `B(t)` over the last slot, bits/s; `None` before it was measured.
     pub throughput: Option<f64>,
+}
+
+impl FlowState {
+    /// Flow `flow` of the workload before it has sent anything: all of its bytes remaining
+    /// (at least 1, so an empty flow is still a flow), not yet measured, its racks from `big`.
+    pub fn unstarted(
+        flow: u32,
+        spec: &FlowSpec,
+        deadline: Option<Time>,
+        big: &BigSwitch,
+    ) -> Result<FlowState> {
+        Ok(FlowState {
+            flow,
+            tag: spec.tag,
+            src: spec.src,
+            dst: spec.dst,
+            src_rack: big.rack_of(spec.src)?,
+            dst_rack: big.rack_of(spec.dst)?,
+            remaining: spec.size.0.max(1) as f64,
+            deadline,
+            throughput: None,
+        })
+    }
 }
 
 /// The decision slot of a scenario that gives none (`decision_slot`): 1 ms. The paper gives no
