@@ -141,7 +141,8 @@ pub fn slice_proportionality(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topo::{fat_tree, FatTreeSpec, LinkSpec};
+    use crate::test_support::uniform_fat_tree;
+    use crate::topo::LinkSpec;
     use crate::units::Rate;
 
     #[test]
@@ -152,13 +153,7 @@ mod tests {
         // base RTT 2·6 µs + 6 hops × 1,000 B at 100 Gb/s (80 ns each) = 12.48 µs, plus the
         // same 838.4 ns: 13.3184 µs.
         let link = LinkSpec::new(Rate::gbps(100), Time::from_us(1), Bytes(1_000_000));
-        let topo = fat_tree(FatTreeSpec {
-            k: 4,
-            host_link: link,
-            fabric_link: link,
-            oversubscription: 1,
-        })
-        .unwrap();
+        let topo = uniform_fat_tree(4, link);
         let routing = crate::topo::Routing::new(&topo);
         let hosts = topo.hosts();
         let path = routing
@@ -204,13 +199,7 @@ mod tests {
         // k = 4: 8 edge (rack) switches, each with 2 uplinks to aggregation switches, both
         // directions: 32 rack–core links; host links and aggregation–core links are not.
         let link = LinkSpec::new(Rate::gbps(1), Time::from_us(1), Bytes(100_000));
-        let topo = fat_tree(FatTreeSpec {
-            k: 4,
-            host_link: link,
-            fabric_link: link,
-            oversubscription: 1,
-        })
-        .unwrap();
+        let topo = uniform_fat_tree(4, link);
         let counted = rack_core_links(&topo);
         assert_eq!(counted.iter().filter(|&&c| c).count(), 32);
     }

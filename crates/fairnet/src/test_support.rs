@@ -3,7 +3,7 @@
 use crate::alloc::{waterfill, Problem};
 use crate::engine::packet::cc::AckInfo;
 use crate::engine::packet::PacketResults;
-use crate::topo::{Routing, Topology};
+use crate::topo::{fat_tree, FatTreeSpec, LinkSpec, Routing, Topology};
 use crate::units::{Bytes, Time};
 use crate::workload::{routed_problem, FlowSpec};
 
@@ -50,4 +50,15 @@ pub(crate) fn ecn_ack(acked: u64, cum: u64, snd_nxt: u64, ece: bool) -> AckInfo<
         in_recovery: false,
         word: 0,
     }
+}
+
+/// A k-ary fat-tree whose every link (host and fabric) is `link`, without oversubscription.
+pub(crate) fn uniform_fat_tree(k: u32, link: LinkSpec) -> Topology {
+    fat_tree(FatTreeSpec {
+        k,
+        host_link: link,
+        fabric_link: link,
+        oversubscription: 1,
+    })
+    .unwrap()
 }

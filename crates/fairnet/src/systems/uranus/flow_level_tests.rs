@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::systems::uranus::slices::Objective;
-use crate::topo::{fat_tree, FatTreeSpec, LinkSpec};
+use crate::test_support::uniform_fat_tree;
+use crate::topo::LinkSpec;
 use crate::units::{Bytes, Rate};
 use crate::workload::FlowSpec;
 use rand::{Rng, SeedableRng};
@@ -74,13 +75,7 @@ fn two_slices_split_a_rack_link_by_their_weights() {
 #[test]
 fn every_slice_sums_to_its_weight_on_the_flow_engine() {
     let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1_000_000));
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: link,
-        fabric_link: link,
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(4, link);
     let hosts = topo.hosts().to_vec();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut flows = Vec::new();
@@ -122,13 +117,7 @@ fn every_slice_sums_to_its_weight_on_the_flow_engine() {
 #[test]
 fn bad_input_is_refused_before_the_run() {
     let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(1_000_000));
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: link,
-        fabric_link: link,
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(4, link);
     let h = topo.hosts();
     let mut s = FlowSpec::new(h[0], h[5], Bytes(1000), Time::ZERO);
     s.tag = 9;

@@ -2,7 +2,8 @@
 //! it), the Eq. (3) invariant over many random slots, and bad input.
 
 use super::*;
-use crate::topo::{fat_tree, FatTreeSpec, LinkSpec};
+use crate::test_support::uniform_fat_tree;
+use crate::topo::LinkSpec;
 use crate::units::{Bytes, Rate};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -189,13 +190,7 @@ fn urgency_edges() {
 #[test]
 fn every_slice_sums_to_its_weight_after_every_slot() {
     let link = LinkSpec::new(Rate::gbps(1), Time::from_us(1), Bytes(100_000));
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: link,
-        fabric_link: link,
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(4, link);
     let big = BigSwitch::new(&topo).unwrap();
     let hosts = topo.hosts().to_vec();
     let set = SliceSet::new(vec![
@@ -254,13 +249,7 @@ fn every_slice_sums_to_its_weight_after_every_slot() {
 #[test]
 fn big_switch_racks_of_a_fat_tree() {
     let link = LinkSpec::new(Rate::gbps(1), Time::from_us(1), Bytes(100_000));
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: link,
-        fabric_link: link,
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(4, link);
     let big = BigSwitch::new(&topo).unwrap();
     let mut per_rack: BTreeMap<NodeId, u32> = BTreeMap::new();
     for &h in topo.hosts() {
