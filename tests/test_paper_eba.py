@@ -1,0 +1,28 @@
+"""The eBA paper entries at smoke scale: each test states what the paper claims and what our
+run must show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from test_paper import check_smoke
+
+from fairnet.paper import get
+
+
+def test_eba_fig9_smoke_lrc_is_work_conserving_and_keeps_xs_guarantee(tmp_path: Path) -> None:
+    # eBA §VII-A / Fig. 9: X (one TCP flow) beside Y's UDP at 0–900 Mb/s, both guaranteed
+    # 450 Mb/s on 1 Gb/s. The paper: the link total stays around 900 Mb/s (work conserving)
+    # and X keeps about 450. The mechanism (Theorem 2: weighted max-min with guarantees on
+    # μC = 900 Mb/s, equal weights) gives X = 900 − min(Y's rate, 450) exactly; the packet run
+    # is held to it within 5%, the issue's bar for settled rates, and X never below 95% of its
+    # guarantee.
+    console = Console(record=True, width=132)
+    result = get("eba-fig9").run("smoke", tmp_path, console)
+    check_smoke("eba-fig9", result, tmp_path)
+    assert [r["y_rate_mbps"] for r in result.rows] == [0, 300, 600, 900]
+    for r in result.rows:
+        assert abs(r["x_mbps"] / r["x_expected_mbps"] - 1) < 0.05, r
+        assert abs(r["total_mbps"] / 900 - 1) < 0.05, r
+        assert r["x_mbps"] > 0.95 * 450, r
