@@ -463,6 +463,14 @@ def _deadline_columns(cols: dict[str, np.ndarray]) -> dict[str, Any]:
     }
 
 
+def _miss_counts(missed: np.ndarray) -> tuple[int, int, float | None]:
+    """Missed, decided and their ratio (None when nothing is decided) from the core's
+    per-flow ``deadline_missed`` codes (1 missed, 0 met, negative undecided or no deadline)."""
+    n_missed = int((missed == 1).sum())
+    decided = int((missed >= 0).sum())
+    return n_missed, decided, (n_missed / decided if decided else None)
+
+
 def _deadlines(cols: dict[str, np.ndarray]) -> dict[str, Any] | None:
     """Deadline misses over the flows with a deadline (None when no flow has one):
     ``miss_ratio`` = missed / decided, a flow decided when it finished or the run stopped at or
@@ -470,13 +478,12 @@ def _deadlines(cols: dict[str, np.ndarray]) -> dict[str, Any] | None:
     with_deadline = int((cols["deadline_ps"] >= 0).sum())
     if not with_deadline:
         return None
-    missed = int((cols["deadline_missed"] == 1).sum())
-    decided = int((cols["deadline_missed"] >= 0).sum())
+    missed, decided, ratio = _miss_counts(cols["deadline_missed"])
     return {
         "flows": with_deadline,
         "decided": decided,
         "missed": missed,
-        "miss_ratio": missed / decided if decided else None,
+        "miss_ratio": ratio,
     }
 
 
@@ -491,8 +498,7 @@ def _slices_summary(
     for s in slices:
         member = np.isin(cols["tag"], s["tags"])
         fct = cols["fct_s"][member]
-        missed = cols["deadline_missed"][member]
-        decided = int((missed >= 0).sum())
+        ratio = _miss_counts(cols["deadline_missed"][member])[2]
         out.append(
             {
                 "name": s["name"],
@@ -501,7 +507,7 @@ def _slices_summary(
                 "flows": int(member.sum()),
                 "finished": int(np.isfinite(fct).sum()),
                 "mean_fct_s": float(np.nanmean(fct)) if np.isfinite(fct).any() else None,
-                "deadline_miss_ratio": int((missed == 1).sum()) / decided if decided else None,
+                "deadline_miss_ratio": ratio,
             }
         )
     return out
