@@ -96,6 +96,9 @@ impl Qdisc for QdiscImpl {
     fn on_flow_weight(&mut self, flow: FlowId, priority: u8, weight: f64) {
         dispatch!(self, q => q.on_flow_weight(flow, priority, weight))
     }
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        dispatch!(self, q => q.gauges(out))
+    }
 }
 
 impl From<Box<dyn Qdisc>> for QdiscImpl {

@@ -1911,3 +1911,86 @@ fn weighted_nic_splits_a_host_uplink_by_weight() {
         }
     }
 }
+
+/// Drop-tail that publishes two gauges of its own: the packets it holds and the packets it
+/// has accepted so far.
+struct GaugedDropTail {
+    inner: DropTail,
+    accepted: u64,
+}
+
+impl Qdisc for GaugedDropTail {
+    fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued {
+        let e = self.inner.enqueue(id, pool, now);
+        if e != Enqueued::Dropped {
+            self.accepted += 1;
+        }
+        e
+    }
+    fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
+        self.inner.dequeue(pool, now)
+    }
+    fn bytes(&self) -> u64 {
+        self.inner.bytes()
+    }
+    fn packets(&self) -> usize {
+        self.inner.packets()
+    }
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("held", self.packets() as f64));
+        out.push(("accepted", self.accepted as f64));
+    }
+}
+
+#[test]
+fn a_queues_own_gauges_are_sampled_with_the_records() {
+    // The mechanism behind `Qdisc::gauges`: two UDP flows at line rate into the 100 Gb/s
+    // bottleneck of a dumbbell (link 0), whose discipline publishes the packets it holds and
+    // the packets it has accepted; every other port is plain drop-tail (no gauges). Sampled
+    // every 10 µs over 200 µs. Expected: 20 samples of each gauge, all of link 0 (the other
+    // ports publish nothing), in time order, the "held" gauge equal to the queue sample of
+    // the same port and time divided by the packets' 1048 wire bytes (both read the same
+    // queue at the same instant), and "accepted" never decreasing. Without `record`, nothing.
+    let topo = dumbbell_topo(2, 100, Bytes(32_000_000));
+    let flows = pair_flows(2, LONG);
+    let gauged = || {
+        Box::new(GaugedDropTail {
+            inner: DropTail::new(Bytes(32_000_000)),
+            accepted: 0,
+        })
+    };
+    let mut cfg = PacketConfig {
+        transport: TransportKind::Udp,
+        record: Some(crate::engine::packet::config::RecordConfig {
+            interval: Time::from_us(10),
+            flows: false,
+            queues: crate::engine::packet::config::QueueRecord::All,
+        }),
+        ..PacketConfig::default()
+    };
+    let mut sim = PacketSim::from_config(&topo, &flows, cfg.clone()).unwrap();
+    sim.set_qdisc(LinkId(0), gauged()).unwrap();
+    sim.run_until(Time::from_us(200)).unwrap();
+    let g = sim.qdisc_gauge_samples();
+    assert_eq!(g.len(), 2 * 20, "two gauges at 10, 20, ..., 200 us");
+    assert!(g.iter().all(|s| s.link == LinkId(0)));
+    let queues: Vec<_> = sim
+        .queue_samples()
+        .iter()
+        .filter(|q| q.link == LinkId(0))
+        .collect();
+    let mut accepted = 0.0;
+    for (pair, q) in g.chunks(2).zip(&queues) {
+        assert_eq!((pair[0].name, pair[1].name), ("held", "accepted"));
+        assert_eq!(pair[0].time, q.time);
+        assert_eq!(pair[0].value * 1048.0, q.bytes as f64, "at {}", q.time);
+        assert!(pair[1].value >= accepted);
+        accepted = pair[1].value;
+    }
+    assert!(g[38].value > 0.0, "the bottleneck's queue grows");
+    cfg.record = None;
+    let mut quiet = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+    quiet.set_qdisc(LinkId(0), gauged()).unwrap();
+    quiet.run_until(Time::from_us(200)).unwrap();
+    assert!(quiet.qdisc_gauge_samples().is_empty());
+}

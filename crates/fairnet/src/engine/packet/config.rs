@@ -203,8 +203,10 @@ pub enum QueueRecord {
 /// reached the receiver during the interval, retransmissions included, × 8 / interval) and its
 /// congestion control's *sending rate* (the pacing rate when the scheme paces, otherwise
 /// `cwnd · 8 / srtt`, the window over the smoothed RTT; none before the first RTT sample; UDP:
-/// its constant rate); and each selected port's queue length in bytes (and as a delay at the
-/// port's line rate).
+/// its constant rate); each selected port's queue length in bytes (and as a delay at the
+/// port's line rate); and every port's queueing-discipline gauges (what the discipline
+/// publishes of its own state through [`super::Qdisc::gauges`], e.g. a control variable;
+/// disciplines that publish none add nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordConfig {

@@ -42,7 +42,8 @@ pub use pkt::{
 pub use port::{PortAgent, PortView};
 pub use qdisc::{Enqueued, Fifo, Qdisc, QdiscParams};
 pub use records::{
-    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, PfcFrame, QueueSample,
+    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, PfcFrame, QdiscGaugeSample,
+    QueueSample,
 };
 pub use scheme::{FlowPaths, PortInfo, SchemeSet, Transport};
 pub use sim::PacketSim;

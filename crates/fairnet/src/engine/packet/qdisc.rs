@@ -62,6 +62,11 @@ pub trait Qdisc {
     /// Flow `flow` (priority class `priority`) changed its weight at run time
     /// ([`super::PacketSim::set_weight`]); a weighted scheduler may follow it. Default: ignored.
     fn on_flow_weight(&mut self, _flow: FlowId, _priority: u8, _weight: f64) {}
+    /// The discipline's own state worth a time series (a control variable, a table's size),
+    /// appended to `out` as `(name, value)` pairs. The engine asks every port at each sample
+    /// of the run's records (`record`; [`super::QdiscGaugeSample`]), off the data path.
+    /// Default: none.
+    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// A byte-counting FIFO, the storage of the built-in disciplines: a list through the queued

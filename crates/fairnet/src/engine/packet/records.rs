@@ -170,3 +170,17 @@ pub struct QueueSample {
     /// The same queue as a delay at the link's line rate.
     pub delay: Time,
 }
+
+/// One sample of one of a port's queueing-discipline gauges ([`super::Qdisc::gauges`]),
+/// taken with the run's other records ([`super::config::RecordConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct QdiscGaugeSample {
+    /// Sample time.
+    pub time: Time,
+    /// The link whose egress port it is.
+    pub link: LinkId,
+    /// The gauge's name, as the discipline gives it.
+    pub name: &'static str,
+    /// Its value.
+    pub value: f64,
+}

@@ -48,7 +48,7 @@ use super::pkt::{
 use super::port::{CtrlQueue, Port, PortAgent, PortStats, QdelayLpf};
 use super::qdisc::{Enqueued, Qdisc, QdiscParams};
 use super::records::{
-    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QueueSample,
+    Conservation, FlowRecord, FlowSample, LinkRecord, PacketResults, QdiscGaugeSample, QueueSample,
 };
 use super::scheme::{FlowPaths, PortInfo, SchemeSet, Transport};
 use super::tcp::{SendState, TcpParams, TcpReceiver, TcpSender};
@@ -120,6 +120,9 @@ struct Recorder {
     queues: QueueRecord,
     flow_samples: Vec<FlowSample>,
     queue_samples: Vec<QueueSample>,
+    gauge_samples: Vec<QdiscGaugeSample>,
+    /// One port's gauges while they are copied into `gauge_samples`.
+    gauge_scratch: Vec<(&'static str, f64)>,
 }
 
 /// A receiver's delayed-ACK state (used only with [`super::config::TcpConfig::delayed_ack`]).

@@ -41,6 +41,18 @@ impl<S: SchemeSet> PacketSim<S> {
                 });
             }
         }
+        for p in &self.ports {
+            self.rec.gauge_scratch.clear();
+            p.qdisc.gauges(&mut self.rec.gauge_scratch);
+            for &(name, value) in &self.rec.gauge_scratch {
+                self.rec.gauge_samples.push(QdiscGaugeSample {
+                    time: Time(at),
+                    link: p.link,
+                    name,
+                    value,
+                });
+            }
+        }
         let all = match self.rec.queues {
             QueueRecord::None => return,
             QueueRecord::All => true,
@@ -67,6 +79,12 @@ impl<S: SchemeSet> PacketSim<S> {
     /// The queue samples recorded so far ([`super::config::RecordConfig`]), in time order.
     pub fn queue_samples(&self) -> &[QueueSample] {
         &self.rec.queue_samples
+    }
+
+    /// The queueing disciplines' gauge samples recorded so far ([`super::config::RecordConfig`],
+    /// [`super::Qdisc::gauges`]), in time order (ports in link order at each time).
+    pub fn qdisc_gauge_samples(&self) -> &[QdiscGaugeSample] {
+        &self.rec.gauge_samples
     }
 
     /// The records so far; errors if an invariant is violated (byte conservation, a queue
