@@ -9,7 +9,9 @@ import numpy as np
 from rich.console import Console
 from test_paper import check_smoke
 
+import fairnet
 from fairnet.paper import get
+from fairnet.paper.may.common import may, node_index, one_link, wan_engine
 from fairnet.paper.may.fig10 import short_byte_share
 
 
@@ -146,3 +148,46 @@ def test_may_model_reaches_theorem_3_1_and_the_cbr_phase_transition(tmp_path: Pa
             assert r["delivered"] > 0.99, r
         elif r["cbr_factor"] >= 1.25:
             assert r["delivered"] == 0.0 and r["shut_out_iteration"] is not None, r
+
+
+def test_the_runner_writes_mays_nu_series_moving_as_line_19_says(tmp_path: Path) -> None:
+    # The runner writes each MAY port's gauges (qdisc_gauges.parquet). One UDP flow at twice
+    # the 10 Mb/s bottleneck (overload), with S₀ so large that no flow is ever entered in H:
+    # nothing but Fig. 1 line 19 acts, and every packet reaches the FIFO (queued or lost to
+    # overflow), so the measured utilization (bytes admitted over capacity) is about 2 and
+    # line 19, ν ← max(0, ν + κ·(u − u₀)), raises ν by about 0.1 at every update. Sampled
+    # every Δ = 1 s, one update falls between consecutive samples (the constant-rate arrivals
+    # trigger it just after each multiple of Δ; none before the first), so the written series
+    # must satisfy line 19 exactly: ν[k+1] = max(0, ν[k] + 0.1·(u[k+1] − 0.98)).
+    topo, routes = one_link(10e6, [40.0])
+    flow = {
+        "src": node_index(topo, routes[0][0]),
+        "dst": node_index(topo, routes[0][1]),
+        "size": 10**9,
+        "transport": "udp",
+        "udp_rate": "20Mbps",
+    }
+    doc = {
+        "name": "MAY under overload",
+        "topology": topo.write(tmp_path / "topology.json"),
+        "workload": {"kind": "flows", "flows": [flow]},
+        "engine": wan_engine(may(s0=1e18), seed=1),
+        "stop_at": "12s",
+    }
+    res = fairnet.run(doc, output=tmp_path / "run")
+    assert (tmp_path / "run" / "qdisc_gauges.parquet").exists()
+    g = res.qdisc_gauges
+    assert g is not None
+    bottleneck = topo.path("a", "b")[0]
+    at = g.filter(g["link"] == bottleneck)
+    nu = at.filter(at["gauge"] == "nu").sort("time_s")["value"].to_numpy()
+    u = at.filter(at["gauge"] == "utilization").sort("time_s")["value"].to_numpy()
+    assert len(nu) == len(u) == 12
+    assert nu[0] == 0.0 and u[0] == 0.0  # no update yet at 1 s
+    assert (abs(u[1:] - 2.0) < 0.05).all(), u
+    for k in range(len(nu) - 1):
+        assert abs(nu[k + 1] - max(0.0, nu[k] + 0.1 * (u[k + 1] - 0.98))) < 1e-12, (k, nu, u)
+    assert (np.diff(nu) > 0).all(), nu
+    # No flow in H: NB(l) and the table stay empty.
+    entries = at.filter(at["gauge"] == "entries")["value"].to_numpy()
+    assert (entries == 0).all()

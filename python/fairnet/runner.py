@@ -10,7 +10,8 @@ Output directory layout:
   flow-level engine on the same flows and paths); the packet engine also the HPCC ns-3
   simulator's definitions (``ack_s``: the sender held the ACK of the last byte, ``fct_ack_s``,
   ``ideal_fct_ref_s``: its standalone FCT, ``slowdown_ref = fct_ack_s / ideal_fct_ref_s``;
-  NaN for the other engines and for flows without ACKs); the rounds engine adds ``rate_bps``
+  NaN for the other engines and for flows without ACKs) and ``retransmitted_bytes`` (payload
+  bytes sent more than once: 0 means the flow lost nothing); the rounds engine adds ``rate_bps``
   and ``oracle_rate_bps``,
 - ``summary.json`` — headline metrics: FCT slowdown percentiles by size bin, Jain's index of
   throughput against the max-min reference, simulated time, events, completeness; the rounds
@@ -35,6 +36,11 @@ Output directory layout:
   interval; packet engine also ``send_rate_bps``: the congestion control's sending rate),
 - ``queues.parquet`` — packet engine with ``engine.record.queues``: ``time_s``, ``link``,
   ``queue_bytes``, ``qdelay_s`` (the queue over the link's line rate); a model's queue outputs,
+- ``qdisc_gauges.parquet`` — packet engine with ``engine.record``: what the ports' queueing
+  disciplines publish of their own state at each sample (long format: ``time_s``, ``link``,
+  ``gauge``, ``value``; e.g. MAY's ``nu``, ``fair_share``, ``bottlenecked``, ``entries``,
+  ``memory_bits``; disciplines that publish nothing add no rows, and without rows there is no
+  file),
 - ``model.parquet``, ``model.png``/``.svg`` — model engine: ``time_s`` and every named output
   (:mod:`fairnet.model`); ``summary.json`` then has a ``model`` block,
 - ``slowdown.png`` / ``slowdown.svg`` — slowdown by flow-size bin,
@@ -100,6 +106,7 @@ RUN_FILES = (
     "rates.parquet",
     "links.parquet",
     "queues.parquet",
+    "qdisc_gauges.parquet",
     "slowdown.png",
     "slowdown.svg",
     "report.html",
@@ -719,6 +726,10 @@ class Results:
     #: Queue samples (``time_s``, ``link``, ``queue_bytes``, ``qdelay_s``), empty unless the
     #: scenario records them (packet engine: ``engine.record.queues``).
     queues_arrow: pa.Table | None = None
+    #: The queueing disciplines' own gauges (``time_s``, ``link``, ``gauge``, ``value``),
+    #: empty unless the scenario records (packet engine: ``engine.record``) and a port's
+    #: discipline publishes any (MAY).
+    qdisc_gauges_arrow: pa.Table | None = None
     #: A model run's outputs (``time_s`` and one column per output; model engine only).
     model_arrow: pa.Table | None = None
     #: The engine's exact columns (``src``, ``dst``, ``size``, ``start_ps``, ``end_ps`` (-1:
@@ -749,6 +760,16 @@ class Results:
         if self.queues_arrow is None or not self.queues_arrow.num_rows:
             return None
         return pl.from_arrow(self.queues_arrow)  # type: ignore[return-value]
+
+    @property
+    def qdisc_gauges(self) -> pl.DataFrame | None:
+        """The queueing disciplines' gauge samples as a polars DataFrame (``time_s``,
+        ``link``, ``gauge``, ``value``), or None if none were recorded."""
+        import polars as pl
+
+        if self.qdisc_gauges_arrow is None or not self.qdisc_gauges_arrow.num_rows:
+            return None
+        return pl.from_arrow(self.qdisc_gauges_arrow)  # type: ignore[return-value]
 
     @property
     def model(self) -> pl.DataFrame | None:
@@ -802,6 +823,7 @@ class Results:
             (outdir / "pfc.txt").write_text(self.pfc_txt)
             files.append("pfc.txt")
         table("queues.parquet", self.queues_arrow)
+        table("qdisc_gauges.parquet", self.qdisc_gauges_arrow)
         png = None
         if self.summary["finished"]:
             plots = _plot(self.summary, outdir, self.scenario.get("name", "scenario"))
@@ -933,6 +955,7 @@ def run_document(
             "oracle_rate_bps",
             "deadline_ps",
             "deadline_missed",
+            "retransmitted_bytes",
         )
     }
     if out["engine"] == "rounds":
@@ -982,6 +1005,12 @@ def run_document(
             "slowdown": cols["slowdown"],
             "maxmin_fct_s": cols["maxmin_fct_s"],
             **ref_cols,
+            # Packet engine: payload bytes sent more than once (0: the flow lost nothing).
+            **(
+                {"retransmitted_bytes": cols["retransmitted_bytes"]}
+                if out["engine"] == "packet"
+                else {}
+            ),
             **_deadline_columns(cols),
             **rounds_cols,
         }
@@ -1016,6 +1045,15 @@ def run_document(
             "link": queues["link"],
             "queue_bytes": queues["bytes"],
             "qdelay_s": queues["delay_ps"] / 1e12,
+        }
+    )
+    gauges = out.pop("qdisc_gauges")
+    gauges_table = pa.table(
+        {
+            "time_s": gauges["time_ps"] / 1e12,
+            "link": gauges["link"],
+            "gauge": pa.array(gauges["gauge"], type=pa.string()),
+            "value": gauges["value"],
         }
     )
     links = out.pop("links")
@@ -1061,6 +1099,7 @@ def run_document(
         rates_arrow=rates_table,
         links_arrow=links_table,
         queues_arrow=queues_table,
+        qdisc_gauges_arrow=gauges_table,
         base_dir=base_dir,
         provenance=prov,
         pfc_txt=pfc_txt,

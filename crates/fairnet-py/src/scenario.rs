@@ -109,6 +109,11 @@ fn run_scenario<'py>(
         "deadline_ps",
         col_i(&|r| r.deadline.map_or(-1, |t| t.0 as i64)).into_pyarray(py),
     )?;
+    // Packet engine: payload bytes sent more than once; -1 for the other engines.
+    d.set_item(
+        "retransmitted_bytes",
+        col_i(&|r| r.retransmitted.map_or(-1, |b| b as i64)).into_pyarray(py),
+    )?;
     // 1 missed, 0 met, -1 no deadline or undecided (fairnet::metrics::deadline_missed).
     d.set_item(
         "deadline_missed",
@@ -176,6 +181,31 @@ fn run_scenario<'py>(
     queues.set_item("bytes", q_i(&|q| q.bytes as i64).into_pyarray(py))?;
     queues.set_item("delay_ps", q_i(&|q| q.delay.0 as i64).into_pyarray(py))?;
     d.set_item("queues", queues)?;
+    let gauges = PyDict::new(py);
+    let g = &out.qdisc_gauges;
+    gauges.set_item(
+        "time_ps",
+        g.iter()
+            .map(|x| x.time.0 as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    gauges.set_item(
+        "link",
+        g.iter()
+            .map(|x| x.link.0 as i64)
+            .collect::<Vec<i64>>()
+            .into_pyarray(py),
+    )?;
+    gauges.set_item("gauge", g.iter().map(|x| x.name).collect::<Vec<&str>>())?;
+    gauges.set_item(
+        "value",
+        g.iter()
+            .map(|x| x.value)
+            .collect::<Vec<f64>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("qdisc_gauges", gauges)?;
     if let Some(run) = &out.model {
         d.set_item("model", crate::model::model_table(py, run)?)?;
     }

@@ -296,6 +296,7 @@ pub fn model_output(run: ModelRun) -> RunOutput {
         failure: run.failure.clone(),
         maxmin_rates: Vec::new(),
         queues,
+        qdisc_gauges: Vec::new(),
         model: Some(run),
         pfc_txt: None,
     }

@@ -5,7 +5,7 @@ use super::{EngineSpec, Scenario};
 use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
 use crate::engine::model::ModelRun;
-use crate::engine::packet::QueueSample;
+use crate::engine::packet::{QdiscGaugeSample, QueueSample};
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
@@ -60,6 +60,10 @@ pub struct RunRow {
     pub oracle_rate: Option<f64>,
     /// The flow's deadline relative to its start, if it has one (`FlowSpec::deadline`).
     pub deadline: Option<Time>,
+    /// Packet engine: payload bytes the sender sent more than once (0: the flow lost nothing,
+    /// since a reliable sender resends every lost segment; a spurious timeout counts too);
+    /// `None` for the other engines.
+    pub retransmitted: Option<u64>,
 }
 
 impl RunRow {
@@ -141,6 +145,9 @@ pub struct RunOutput {
     /// Queue samples of the packet engine's ports (`engine.record.queues`), or a model's queue
     /// outputs.
     pub queues: Vec<QueueSample>,
+    /// The packet engine's queueing-discipline gauges (`engine.record`; the disciplines that
+    /// publish their own state, [`crate::engine::packet::Qdisc::gauges`]); empty otherwise.
+    pub qdisc_gauges: Vec<QdiscGaugeSample>,
     /// A model run's outputs (model engine only).
     pub model: Option<ModelRun>,
     /// A lossless packet run's PFC frames in the HPCC ns-3 simulator's `pfc.txt` format
@@ -177,6 +184,7 @@ pub fn run_with_progress(
         rate: None,
         oracle_rate: None,
         deadline: f.deadline,
+        retransmitted: None,
     };
     let changes = s.weight_schedule(flows.len())?;
     match &s.engine {
@@ -253,6 +261,7 @@ pub fn run_with_progress(
                 maxmin_rates: Vec::new(),
                 failure: None,
                 queues: Vec::new(),
+                qdisc_gauges: Vec::new(),
                 model: None,
                 pfc_txt: None,
             })
@@ -311,6 +320,7 @@ pub fn run_with_progress(
                 rows.push(RunRow {
                     acked_end: rec.acked,
                     ideal_fct_ref: reference_ideal_fct(topo, path, wire, cfg.mtu.0),
+                    retransmitted: Some(rec.bytes_retransmitted),
                     ..row(f, rec.end, rec.start, ideal)
                 });
             }
@@ -426,6 +436,7 @@ pub fn run_with_progress(
                     })
                     .collect(),
                 queues: sim.queue_samples().to_vec(),
+                qdisc_gauges: sim.qdisc_gauge_samples().to_vec(),
                 links,
                 maxmin_rates,
                 failure,
@@ -514,6 +525,7 @@ pub fn run_matrix(s: &Scenario) -> Result<RunOutput> {
             rate: Some(o.rates[i]),
             oracle_rate: Some(o.oracle[i]),
             deadline: None,
+            retransmitted: None,
         })
         .collect();
     Ok(rounds_output(rows, &o, t0))
@@ -572,6 +584,7 @@ fn rounds_output(rows: Vec<RunRow>, o: &RoundsOutcome, t0: Instant) -> RunOutput
         maxmin_rates: Vec::new(),
         failure: None,
         queues: Vec::new(),
+        qdisc_gauges: Vec::new(),
         model: None,
         pfc_txt: None,
     }

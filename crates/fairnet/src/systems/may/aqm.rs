@@ -105,6 +105,10 @@ pub struct May {
     utilization: f64,
     rng: ChaCha8Rng,
     stats: MayStats,
+    /// §V's ε for NB(l) ([`MayConfig::nb_epsilon`]) and the port's full data packet (bits),
+    /// for the gauges.
+    nb_epsilon: f64,
+    mtu_bits: f64,
 }
 
 /// The table's hasher: keys are flow ids or fingerprints (one `u64` each), mixed by
@@ -172,6 +176,8 @@ impl May {
             utilization: 0.0,
             rng: ChaCha8Rng::seed_from_u64(mix64(port_seed ^ 0x004D_4159)),
             stats: MayStats::default(),
+            nb_epsilon: cfg.nb_epsilon,
+            mtu_bits: p.mtu_wire.0 as f64 * 8.0,
         }
     }
 
@@ -401,6 +407,31 @@ impl Qdisc for May {
         self.fifo.len()
     }
 
+    /// §V's estimates and §II-A's memory, sampled by the engine with the run's records:
+    /// `nu` (ν), `fair_share` (x* = 1/ν, packets per Δ) and `fair_share_bps` (the same in
+    /// bits per second of full data packets; both absent while ν = 0), `bottlenecked`
+    /// (NB(l) with [`MayConfig::nb_epsilon`]), `entries` and `memory_bits` (80 bits an entry),
+    /// `entries_created` (since the start: §III-D's Z(n), the flows hashed), `utilization`
+    /// (measured over the last update period), and the drops since the start by cause:
+    /// `table_drops` (line 4), `entry_drops` (line 14), `overflow_drops` (a full buffer).
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("nu", self.nu));
+        if let Some(x) = self.fair_share_per_delta() {
+            out.push(("fair_share", x));
+            out.push((
+                "fair_share_bps",
+                x * self.mtu_bits / (self.delta as f64 * 1e-12),
+            ));
+        }
+        out.push(("bottlenecked", self.bottlenecked(self.nb_epsilon) as f64));
+        out.push(("entries", self.entries() as f64));
+        out.push(("memory_bits", self.memory_bits() as f64));
+        out.push(("entries_created", self.stats.entries_created as f64));
+        out.push(("table_drops", self.stats.table_drops as f64));
+        out.push(("entry_drops", self.stats.entry_drops as f64));
+        out.push(("overflow_drops", self.stats.overflow_drops as f64));
+        out.push(("utilization", self.utilization));
+    }
     fn on_flow_weight(&mut self, flow: FlowId, _priority: u8, weight: f64) {
         if self.weighted {
             self.weight_changes.insert(flow.0, weight);

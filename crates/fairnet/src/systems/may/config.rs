@@ -74,6 +74,12 @@ pub struct MayConfig {
     /// With `control = "queue"`: the target queue, a fraction of the port's buffer (default
     /// 0.1; our choice, the paper gives no form of the queue-based control). In (0, 1).
     pub queue_target: f64,
+    /// ε of §V's estimate of the flows bottlenecked here, NB(l) = #{f ∈ H : δ_f > ε} ("for
+    /// some ε > 0"; the value is not given). In drops per Δ, like δ; default 0.1, our choice:
+    /// at the fixed point of Eq. (9) a bottlenecked flow's δ is its drops per Δ, which stay
+    /// near 1 or more for TCP flows, while an entry that stopped losing decays by 1 − q_w per
+    /// Δ and falls below 0.1 within ln(10)/q_w ≈ 46 periods (q_w = 0.05). Positive.
+    pub nb_epsilon: f64,
 }
 
 /// What drives ν ([`MayConfig::control`]).
@@ -128,6 +134,7 @@ impl Default for MayConfig {
             bytes: false,
             control: NuControl::Rate,
             queue_target: 0.1,
+            nb_epsilon: 0.1,
         }
     }
 }
@@ -176,6 +183,12 @@ impl MayConfig {
             return Err(Error::invalid(
                 field("queue_target"),
                 format!("must be in (0, 1), got {}", self.queue_target),
+            ));
+        }
+        if !(self.nb_epsilon.is_finite() && self.nb_epsilon > 0.0) {
+            return Err(Error::invalid(
+                field("nb_epsilon"),
+                format!("must be finite and positive, got {}", self.nb_epsilon),
             ));
         }
         if self.table_entries == Some(0) {

@@ -35,6 +35,9 @@ impl Qdisc for SharedMay {
     fn packets(&self) -> usize {
         self.0.lock().unwrap().packets()
     }
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.0.lock().unwrap().gauges(out)
+    }
     fn on_flow_weight(&mut self, flow: FlowId, priority: u8, weight: f64) {
         self.0
             .lock()

@@ -441,3 +441,51 @@ fn queue_based_control_of_nu_keeps_the_flows_fair() {
         busy(&x)
     );
 }
+
+#[test]
+fn the_runs_recorded_gauges_are_what_the_probe_reads() {
+    // The engine's records carry each MAY port's own gauges (`Qdisc::gauges`), so a run with
+    // `record` writes §V's series without the probe. The same run twice — once with the probe
+    // at the bottleneck, once recording every second — must give the same ν, NB(l) (ε = 0.1,
+    // the default `nb_epsilon`), entries and memory at the same times: the queues are built
+    // from the same configuration and seed, and both read the port after every event at or
+    // before the sample time. x* = 1/ν (and its bit rate at 1040-byte packets per Δ = 1 s) is
+    // present exactly when ν > 0.
+    let until = Time::from_ms(30_000);
+    let (probes, _) = probed_one_link(MayConfig::default(), until);
+    let n = 12;
+    let topo = one_link(Rate(10_000_000), &rtts(n));
+    let mut cfg = wan_config(MayConfig::default(), 1);
+    cfg.record = Some(crate::engine::packet::RecordConfig {
+        interval: Time::from_ms(1000),
+        flows: false,
+        queues: crate::engine::packet::QueueRecord::None,
+    });
+    let mut sim = PacketSim::from_config(&topo, &pair_flows(n), cfg).unwrap();
+    sim.run_until(until).unwrap();
+    let link = topo
+        .find_link(topo.find_node("a").unwrap(), topo.find_node("b").unwrap())
+        .unwrap();
+    let gauge = |name: &str, at: Time| {
+        sim.qdisc_gauge_samples()
+            .iter()
+            .find(|g| g.link == link && g.time == at && g.name == name)
+            .map(|g| g.value)
+    };
+    assert_eq!(probes.samples.len(), 30);
+    let mut positive = 0;
+    for s in &probes.samples {
+        assert_eq!(gauge("nu", s.time), Some(s.nu), "at {}", s.time);
+        assert_eq!(gauge("bottlenecked", s.time), Some(s.bottlenecked as f64));
+        assert_eq!(gauge("entries", s.time), Some(s.entries as f64));
+        assert_eq!(gauge("memory_bits", s.time), Some(s.memory_bits as f64));
+        assert_eq!(gauge("utilization", s.time), Some(s.utilization));
+        assert_eq!(gauge("fair_share", s.time), s.fair_share);
+        match (gauge("fair_share_bps", s.time), s.fair_share) {
+            (Some(bps), Some(x)) => assert!((bps / (x * 1040.0 * 8.0) - 1.0).abs() < 1e-9),
+            (got, x) => assert_eq!((got, x), (None, None)),
+        }
+        positive += (s.nu > 0.0) as usize;
+    }
+    assert!(positive > 0, "ν rose above 0 within 30 s");
+}
