@@ -39,6 +39,27 @@ def test_may_fig2_3_memory_near_one_bit_and_short_flows_lossless(tmp_path: Path)
             assert r["lossless_short"] > 0.99, r
         elif r["s0"] > 500:
             assert r["lossless_short"] > 0.98, r
+    # Beyond the paper, the same quantities in a packet simulation (a congested 10 Mb/s MAY
+    # link, Pareto short flows). Fig. 2: the flows the table hashed are binomial with the
+    # model's p_i = 1 − (1 − 1/S₀)^l_i on the sizes drawn, so 80·Z/n must lie within four
+    # standard deviations of the model's 80·Σp_i/n, plus the retransmitted packets' extra
+    # draws (at most 1/S₀ of an entry each); and halving q₀ (S₀ 500 → 1000) must cut it.
+    # Fig. 3: the model counts only MAY's entry drops, so the measured lossless share lies
+    # below the model's by at most 4σ plus the overflow drops (each can spoil at most one
+    # short flow), and above it by at most 4σ plus the entries made while the utilization was
+    # below u₀ (which drop nothing).
+    packet = {(r["shape"], r["s0"]): r for r in rows if r["figure"] == "2-3 packet"}
+    assert len(packet) == 4
+    for r in packet.values():
+        assert r["utilization_above_u0"] > 0.3, r  # the link is congested
+        gap = abs(r["bits_per_flow_sim"] - r["bits_per_flow_expected"])
+        assert gap <= r["bits_per_flow_tolerance"] + r["bits_per_flow_extra_draws"], r
+        low = r["lossless_short_tolerance"] + r["lossless_short_overflow_bound"]
+        high = r["lossless_short_tolerance"] + r["lossless_short_below_u0_bound"]
+        assert -low <= r["lossless_short_sim"] - r["lossless_short_expected"] <= high, r
+        assert r["short_unfinished"] == 0, r
+    for k in {k for k, _ in packet}:
+        assert packet[(k, 1000)]["bits_per_flow_sim"] < packet[(k, 500)]["bits_per_flow_sim"]
 
 
 def test_may_fig4_losses_only_lengthen_flows(tmp_path: Path) -> None:
