@@ -5,6 +5,7 @@ them; ``common`` holds what the packet-level entries share."""
 from __future__ import annotations
 
 from fairnet.paper.entry import Entry
+from fairnet.paper.may.datacenter import ENTRY as DATACENTER
 from fairnet.paper.may.fig2_3 import ENTRY as FIG2_3
 from fairnet.paper.may.fig4 import ENTRY as FIG4
 from fairnet.paper.may.fig5 import ENTRY as FIG5
@@ -14,4 +15,4 @@ from fairnet.paper.may.fig9 import ENTRY as FIG9
 from fairnet.paper.may.fig10 import ENTRY as FIG10
 from fairnet.paper.may.model import ENTRY as MODEL
 
-ENTRIES: list[Entry] = [MODEL, FIG2_3, FIG4, FIG5, FIG7, FIG8, FIG9, FIG10]
+ENTRIES: list[Entry] = [MODEL, FIG2_3, FIG4, FIG5, FIG7, FIG8, FIG9, FIG10, DATACENTER]
