@@ -689,16 +689,7 @@ mod tests {
     pub(super) fn ack_bytes(now_us: u64, ece: bool, acked: u64) -> AckInfo<'static> {
         AckInfo {
             now: Time::from_us(now_us),
-            acked,
-            cum_ack: 0,
-            snd_nxt: 0,
-            in_flight: 0,
-            ece,
-            max_qdelay: Time::ZERO,
-            int: &[],
-            rtt: None,
-            in_recovery: false,
-            word: 0,
+            ..crate::test_support::ecn_ack(acked, 0, 0, ece)
         }
     }
 
