@@ -87,3 +87,27 @@ def test_uranus_fig10_smoke_runs_each_slice_with_and_without_uranus(tmp_path: Pa
     assert abs(result.rows[-1]["value"] - sum(ds) / len(ds)) < 1e-12
     assert (tmp_path / "uranus-fig10.png").exists()
 
+
+def test_uranus_fig11_12_smoke_measures_interference_and_recovery(tmp_path: Path) -> None:
+    # Uranus §5.2.2 / Figs. 11-12 at medium load: each slice's flows alone (with the
+    # background), both slices together over their guests, both under Uranus. What the
+    # mechanism must give: the floors of _floors_hold in every run, the benchmark on the
+    # same flows, and the ratios the table reports computed from the rows (coexist / alone,
+    # Uranus / coexist − 1). The paper's ×4 / ×5 and −30% / −10% are printed beside ours,
+    # not asserted: they are measurements of the paper's testbed.
+    console = Console(record=True, width=132)
+    result = get("uranus-fig11-12").run("smoke", tmp_path, console)
+    check_smoke("uranus-fig11-12", result, tmp_path)
+    by = {(r["objective"], r["setting"]): r for r in result.rows if "load" in r}
+    for obj in ("ds", "cs"):
+        for setting in ("alone", "coexist", "coexist+uranus"):
+            _floors_hold(by[(obj, setting)]["seeds"], obj)
+        # The benchmark runs the same flows of the slice as the coexistence runs (the
+        # coexistence run's flows as flow rows): same count, same FCTs alone.
+        seeds = [by[(obj, s)]["seeds"][0] for s in ("alone", "coexist", "coexist+uranus")]
+        assert len({m["flows"] for m in seeds}) == 1
+        assert max(m["ideal_afct_s"] for m in seeds) - min(m["ideal_afct_s"] for m in seeds) < 1e-9
+        alone, co, ur = (by[(obj, s)]["value"] for s in ("alone", "coexist", "coexist+uranus"))
+        assert abs(by[(obj, "coexist")]["vs_alone"] - co / alone) < 1e-12
+        assert abs(by[(obj, "coexist+uranus")]["vs_coexist"] - (ur / co - 1)) < 1e-12
+    assert (tmp_path / "uranus-fig11-12.png").exists()
