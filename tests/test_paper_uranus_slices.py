@@ -40,3 +40,74 @@ def test_uranus_fig3_smoke_scc_gives_the_papers_ratios(tmp_path: Path) -> None:
     assert abs(c["scc"]["f2_share"] - 1 / 5) < 1e-9
     assert abs(c["uranus"]["f2_share"] - 1) < 1e-9
     assert (tmp_path / "uranus-fig3.png").exists()
+
+
+def _floors_hold(seeds: list[dict], objective: str) -> None:
+    """What every run must give whatever the scheduler: no flow beats its FCT alone on the
+    empty network, so the mean FCT of the finished flows is at least the mean of their FCTs
+    alone; a deadline shorter than the FCT alone cannot be met, so at least those flows
+    miss."""
+    for m in seeds:
+        assert m["flows"] > 0
+        assert m["afct_s"] >= m["ideal_afct_s"] > 0
+        if objective == "ds":
+            assert m["infeasible"] <= m["missed"] <= m["decided"] <= m["flows"]
+        else:
+            # No stop time: every CS flow finishes (the packet engine's 10 s horizon is far).
+            assert m["finished"] == m["flows"]
+
+
+def test_uranus_fig10_smoke_runs_each_slice_with_and_without_uranus(tmp_path: Path) -> None:
+    # Uranus §5.2.2 / Fig. 10: a DS slice over D2TCP and a CS slice over L2DCT, each alone,
+    # with and without Uranus, at the smoke loads. What the mechanism must give (the paper's
+    # −25% / −20% do not follow from it and are reported, not asserted): the floors of
+    # _floors_hold in every run; Eq. (3) after every decision slot (each slice's weights sum
+    # to W_S: rounding only); a miss ratio in [0, 1] and a positive AFCT for every row.
+    console = Console(record=True, width=132)
+    result = get("uranus-fig10").run("smoke", tmp_path, console)
+    check_smoke("uranus-fig10", result, tmp_path)
+    rows = [r for r in result.rows if "seeds" in r]
+    assert {(r["objective"], r["scheme"]) for r in rows} == {
+        ("ds", "d2tcp"),
+        ("ds", "uranus"),
+        ("cs", "l2dct"),
+        ("cs", "uranus"),
+    }
+    for r in rows:
+        _floors_hold(r["seeds"], r["objective"])
+        if r["objective"] == "ds":
+            assert 0 <= r["value"] <= 1
+        else:
+            assert r["value"] > 0
+        if r["scheme"] == "uranus":
+            assert r["weight_sum_error"] < 1e-9
+            assert "change_vs_guest" in r
+    # The last row: the mean over loads of the DS rows' changes.
+    ds = [r["change_vs_guest"] for r in rows if r["objective"] == "ds" and "change_vs_guest" in r]
+    assert abs(result.rows[-1]["value"] - sum(ds) / len(ds)) < 1e-12
+    assert (tmp_path / "uranus-fig10.png").exists()
+
+
+def test_uranus_fig11_12_smoke_measures_interference_and_recovery(tmp_path: Path) -> None:
+    # Uranus §5.2.2 / Figs. 11-12 at medium load: each slice's flows alone (with the
+    # background), both slices together over their guests, both under Uranus. What the
+    # mechanism must give: the floors of _floors_hold in every run, the benchmark on the
+    # same flows, and the ratios the table reports computed from the rows (coexist / alone,
+    # Uranus / coexist − 1). The paper's ×4 / ×5 and −30% / −10% are printed beside ours,
+    # not asserted: they are measurements of the paper's testbed.
+    console = Console(record=True, width=132)
+    result = get("uranus-fig11-12").run("smoke", tmp_path, console)
+    check_smoke("uranus-fig11-12", result, tmp_path)
+    by = {(r["objective"], r["setting"]): r for r in result.rows if "load" in r}
+    for obj in ("ds", "cs"):
+        for setting in ("alone", "coexist", "coexist+uranus"):
+            _floors_hold(by[(obj, setting)]["seeds"], obj)
+        # The benchmark runs the same flows of the slice as the coexistence runs (the
+        # coexistence run's flows as flow rows): same count, same FCTs alone.
+        seeds = [by[(obj, s)]["seeds"][0] for s in ("alone", "coexist", "coexist+uranus")]
+        assert len({m["flows"] for m in seeds}) == 1
+        assert max(m["ideal_afct_s"] for m in seeds) - min(m["ideal_afct_s"] for m in seeds) < 1e-9
+        alone, co, ur = (by[(obj, s)]["value"] for s in ("alone", "coexist", "coexist+uranus"))
+        assert abs(by[(obj, "coexist")]["vs_alone"] - co / alone) < 1e-12
+        assert abs(by[(obj, "coexist+uranus")]["vs_coexist"] - (ur / co - 1)) < 1e-12
+    assert (tmp_path / "uranus-fig11-12.png").exists()

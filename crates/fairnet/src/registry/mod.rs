@@ -33,7 +33,7 @@ mod tests_pfc;
 
 pub use agent::{AgentImpl, PortAgentConfig};
 pub use cc::CcImpl;
-pub use packet_config::{FlowTransport, PacketConfig, TcpConfig, TransportKind};
+pub use packet_config::{FlowTransport, PacketConfig, TagTransport, TcpConfig, TransportKind};
 pub use qdisc::{QdiscConfig, QdiscImpl};
 pub use shim::HostShimKind;
 
@@ -161,6 +161,9 @@ impl SchemeSet for Builtin {
         }
         if self.cfg.host_shim == HostShimKind::Acdc {
             self.cfg.acdc.check_flows(net.flows)?;
+        }
+        if self.cfg.flow_transports.len() <= net.flows.len() {
+            self.cfg.resolve_tag_transports(net.flows)?;
         }
         if self.cfg.flow_transports.len() > net.flows.len() {
             return Err(crate::error::Error::invalid(

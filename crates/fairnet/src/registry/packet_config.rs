@@ -56,6 +56,7 @@ use crate::systems::soze::SozeConfig;
 use crate::systems::sperc::packet::SPercPacketConfig;
 use crate::systems::uranus::wvcc::WvccConfig;
 use crate::units::{Bytes, Rate, Time};
+use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
 
 /// Which transport every flow uses.
@@ -245,6 +246,14 @@ pub struct PacketConfig {
     #[serde(skip)]
     #[schemars(skip)]
     pub flow_transports: Vec<Option<FlowTransport>>,
+    /// Transports by flow tag, overriding [`PacketConfig::transport`] for every flow carrying
+    /// the tag (`tag_transports = [{ tag = 0, transport = "d2tcp" }, { tag = 1, transport =
+    /// "l2dct" }]`: Uranus §5.2's deadline-sensitive flows over D2TCP and completion-sensitive
+    /// flows over L2DCT in one run). Resolved into [`PacketConfig::flow_transports`] when the
+    /// run is built; a flow's own transport (its entry there, e.g. an inline flow row's
+    /// `transport`) wins over its tag's. Default none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tag_transports: Vec<TagTransport>,
     /// eBA's VMs, rate control and LRC parameters (used with `host_shim = "eba"` and
     /// `port_agent = "eba"`).
     pub eba: EbaPacketConfig,
@@ -257,6 +266,20 @@ pub struct FlowTransport {
     pub kind: TransportKind,
     /// Sending rate with `kind = Udp` (default [`PacketConfig::udp_rate`], then the NIC's
     /// line rate); ignored by the others.
+    pub udp_rate: Option<Rate>,
+}
+
+/// The transport of every flow with one tag ([`PacketConfig::tag_transports`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TagTransport {
+    /// The flows' tag (the workload's `tag`).
+    pub tag: u32,
+    /// Their transport.
+    pub transport: TransportKind,
+    /// Their sending rate with `transport = "udp"` (default `udp_rate`, then the NIC's line
+    /// rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub udp_rate: Option<Rate>,
 }
 
@@ -295,6 +318,7 @@ impl Default for PacketConfig {
             d2tcp: D2tcpConfig::default(),
             l2dct: L2dctConfig::default(),
             flow_transports: Vec::new(),
+            tag_transports: Vec::new(),
             eba: EbaPacketConfig::default(),
         }
     }
@@ -326,6 +350,45 @@ impl PacketConfig {
             serde_json::from_str(s).map_err(|e| Error::invalid("packet config", e.to_string()))?;
         c.validate()?;
         Ok(c)
+    }
+
+    /// The transport of flows tagged `tag` that name none of their own: its
+    /// [`PacketConfig::tag_transports`] entry's, else the run's [`PacketConfig::transport`].
+    pub fn tag_transport(&self, tag: u32) -> FlowTransport {
+        match self.tag_transports.iter().find(|t| t.tag == tag) {
+            Some(t) => FlowTransport {
+                kind: t.transport,
+                udp_rate: t.udp_rate,
+            },
+            None => FlowTransport {
+                kind: self.transport,
+                udp_rate: None,
+            },
+        }
+    }
+
+    /// Resolves [`PacketConfig::tag_transports`] for `flows` into
+    /// [`PacketConfig::flow_transports`] (a flow's own entry there wins). Errors name a tag no
+    /// flow carries (`packet config.tag_transports[1].tag: no flow has tag 7`), most likely a
+    /// typo.
+    pub fn resolve_tag_transports(&mut self, flows: &[FlowSpec]) -> Result<()> {
+        if self.tag_transports.is_empty() {
+            return Ok(());
+        }
+        for (i, t) in self.tag_transports.iter().enumerate() {
+            if !flows.iter().any(|f| f.tag == t.tag) {
+                return Err(Error::invalid(
+                    format!("packet config.tag_transports[{i}].tag"),
+                    format!("no flow has tag {}", t.tag),
+                ));
+            }
+        }
+        let by_tag: Vec<FlowTransport> = flows.iter().map(|f| self.tag_transport(f.tag)).collect();
+        self.flow_transports.resize(flows.len(), None);
+        for (own, t) in self.flow_transports.iter_mut().zip(by_tag) {
+            own.get_or_insert(t);
+        }
+        Ok(())
     }
 
     /// Wire size of a full data packet.
@@ -447,6 +510,29 @@ impl PacketConfig {
                     format!("flows[{i}].udp_rate"),
                     "must be positive",
                 ));
+            }
+        }
+        for (i, t) in self.tag_transports.iter().enumerate() {
+            let at = |f: &str| at(&format!("tag_transports[{i}].{f}"));
+            if let Some(j) = self.tag_transports[..i].iter().position(|u| u.tag == t.tag) {
+                return Err(Error::invalid(
+                    at("tag"),
+                    format!(
+                        "tag {} already has a transport (tag_transports[{j}])",
+                        t.tag
+                    ),
+                ));
+            }
+            self.check_transport(t.transport, &at("transport"))?;
+            match t.udp_rate {
+                Some(Rate(0)) => return Err(Error::invalid(at("udp_rate"), "must be positive")),
+                Some(_) if t.transport != TransportKind::Udp => {
+                    return Err(Error::invalid(
+                        at("udp_rate"),
+                        "is the rate of a constant-rate flow: set transport = \"udp\"",
+                    ))
+                }
+                _ => {}
             }
         }
         if self.host_shim == HostShimKind::Eba || self.port_agent == PortAgentConfig::Eba {

@@ -63,8 +63,8 @@ use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT}
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::{
-    all_to_all_flows, exponential_deadlines, hpcc, incast_flows, permutation_flows, poisson_flows,
-    FlowSpec, SizeCdf,
+    all_to_all_flows, background_flows, exponential_deadlines, hpcc, incast_flows,
+    permutation_flows, poisson_flows, split_tags, FlowSpec, SizeCdf,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -148,6 +148,16 @@ pub enum WorkloadSpec {
         /// transports (`d2tcp`). Default: no deadlines.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         deadline_mean: Option<Time>,
+        /// Split the flows into this many classes of equal rate, tagged `0 … tags − 1` (each
+        /// flow's tag drawn uniformly: independent Poisson processes of `load / tags` each, as
+        /// Uranus §5.2.2's two slices "share the same Poisson parameters"). Default 1 (every
+        /// flow tag 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tags: Option<u32>,
+        /// Random background traffic between racks (Uranus §5.2.1), appended after the
+        /// `flows` flows. Default none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        background: Option<BackgroundSpec>,
     },
     /// Every host sends `size` to a distinct host at time 0.
     Permutation {
@@ -183,6 +193,22 @@ pub enum WorkloadSpec {
         #[serde(default)]
         format: FlowFileFormat,
     },
+}
+
+/// Random background traffic between racks beside a Poisson workload
+/// ([`crate::workload::background_flows`]): flows from a random host to a random host of
+/// another rack (a host's rack: the switch its access link leads to), sizes from the
+/// workload's CDF, Poisson arrivals from time 0 until the workload's last flow starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSpec {
+    /// Offered load, a fraction of the hosts' access capacity as the workload's `load` (so
+    /// the two add). Uranus §5.2.1: "around 10%", i.e. 0.1.
+    pub load: Fraction,
+    /// The background flows' tag. Default: the workload's `tags` (the first tag after the
+    /// workload's own), e.g. 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<u32>,
 }
 
 /// One flow of [`WorkloadSpec::Flows`].
@@ -479,7 +505,7 @@ impl Scenario {
         for (i, f) in flows.iter().enumerate() {
             let at = |field: &str| format!("workload.flows[{i}].{field}");
             let default = match &self.engine {
-                EngineSpec::Packet(cfg) => cfg.transport,
+                EngineSpec::Packet(cfg) => cfg.tag_transport(f.tag).kind,
                 _ if f.transport.is_some() || f.udp_rate.is_some() => {
                     let field = if f.transport.is_some() {
                         "transport"
@@ -566,8 +592,10 @@ impl Scenario {
         )))
     }
 
-    /// The flows' own transports by flow index, for [`PacketConfig::flow_transports`] (empty
-    /// when no flow row names one).
+    /// The flow rows' own transports by flow index, for [`PacketConfig::flow_transports`]
+    /// (empty when no flow row names one; a row naming only `udp_rate` takes its tag's
+    /// transport, [`PacketConfig::tag_transport`]; the other flows' tags are resolved when the
+    /// run is built, [`PacketConfig::resolve_tag_transports`]).
     pub fn flow_transports(&self) -> Vec<Option<FlowTransport>> {
         let Some(WorkloadSpec::Flows { flows }) = &self.workload else {
             return Vec::new();
@@ -578,15 +606,14 @@ impl Scenario {
         {
             return Vec::new();
         }
-        let default = match &self.engine {
-            EngineSpec::Packet(cfg) => cfg.transport,
-            _ => return Vec::new(),
+        let EngineSpec::Packet(cfg) = &self.engine else {
+            return Vec::new();
         };
         flows
             .iter()
             .map(|f| {
                 (f.transport.is_some() || f.udp_rate.is_some()).then(|| FlowTransport {
-                    kind: f.transport.unwrap_or(default),
+                    kind: f.transport.unwrap_or(cfg.tag_transport(f.tag).kind),
                     udp_rate: f.udp_rate,
                 })
             })
@@ -611,6 +638,8 @@ impl Scenario {
                 load,
                 flows,
                 deadline_mean,
+                tags,
+                background,
             } => {
                 let cdf = SizeCdf::from_file(&base_dir.join(cdf))
                     .map_err(|e| prefix("workload.cdf", e))?;
@@ -621,6 +650,28 @@ impl Scenario {
                 poisson_flows(&hosts, rate, load.0, &cdf, *flows, self.seed).and_then(|mut f| {
                     if let Some(mean) = deadline_mean {
                         exponential_deadlines(&mut f, *mean, self.seed)?;
+                    }
+                    let classes = tags.unwrap_or(1);
+                    if classes != 1 {
+                        split_tags(&mut f, classes, self.seed)?;
+                    }
+                    if let Some(bg) = background {
+                        let until = f.last().map_or(Time::ZERO, |x| x.start);
+                        let rack: Vec<u32> = hosts
+                            .iter()
+                            .map(|&h| topo.link(topo.out_links(h)[0]).dst.0)
+                            .collect();
+                        let tag = bg.tag.unwrap_or(classes);
+                        let extra = background_flows(
+                            &hosts, &rack, rate, bg.load.0, &cdf, until, tag, self.seed,
+                        )
+                        .map_err(|e| match e {
+                            Error::Invalid { at, msg } => {
+                                Error::invalid(format!("workload.{at}"), msg)
+                            }
+                            other => other,
+                        })?;
+                        f.extend(extra);
                     }
                     Ok(f)
                 })

@@ -1000,3 +1000,191 @@ fn a_flow_rows_transport_errors_name_the_row() {
         err(&unknown)
     );
 }
+
+/// Two groups of flows on disjoint ports of a 10 Gb/s star: tag 0 (hosts 0, 1 → 2, D2TCP's
+/// deadline flows) and tag 1 (hosts 3, 4 → 5), two 2 MB flows into one receiver each, DCTCP's
+/// marking at K = 20 packets.
+const TAGGED_GROUPS: &str = r#"
+seed = 2
+[topology]
+kind = "star"
+n_hosts = 6
+rate = "10Gbps"
+delay = "5us"
+[workload]
+kind = "flows"
+flows = [
+  { src = 0, dst = 2, size = "2MB", tag = 0, deadline = "1ms" },
+  { src = 1, dst = 2, size = "2MB", tag = 0, deadline = "50ms" },
+  { src = 3, dst = 5, size = "2MB", tag = 1 },
+  { src = 4, dst = 5, size = "2MB", tag = 1, start = "1ms" },
+]
+[engine]
+kind = "packet"
+transport = "dctcp"
+qdisc = { kind = "ecn", k = { packets = 20 } }
+"#;
+
+fn tagged_run(engine_extra: &str) -> RunOutput {
+    let text = TAGGED_GROUPS.replace(
+        "transport = \"dctcp\"",
+        &format!("transport = \"dctcp\"\n{engine_extra}"),
+    );
+    let s = from_toml(&text).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    run(&s, &topo, &flows).unwrap()
+}
+
+#[test]
+fn each_flow_runs_its_tags_transport() {
+    // One run with tag 0 over D2TCP and tag 1 over L2DCT. The groups share no port (a star:
+    // each group's own receiver port), so each group's packets are exactly those of a run in
+    // which every flow uses that group's transport: the mixed run's tag-0 ends must equal the
+    // all-D2TCP run's and its tag-1 ends the all-L2DCT run's, to the picosecond. The check
+    // discriminates: the same tag-1 flows end differently under D2TCP (DCTCP's cut, as they
+    // have no deadline) than under L2DCT (its late-comer's smaller cut, `b = α^k`), and the
+    // tag-0 flows differently under L2DCT than under D2TCP (the 1 ms deadline's deeper
+    // imminence, `p = α^d` with d = 2).
+    let mixed = tagged_run(
+        "tag_transports = [{ tag = 0, transport = \"d2tcp\" }, { tag = 1, transport = \"l2dct\" }]",
+    );
+    let d2tcp = tagged_run(
+        "tag_transports = [{ tag = 0, transport = \"d2tcp\" }, { tag = 1, transport = \"d2tcp\" }]",
+    );
+    let l2dct = tagged_run(
+        "tag_transports = [{ tag = 0, transport = \"l2dct\" }, { tag = 1, transport = \"l2dct\" }]",
+    );
+    assert!(mixed.complete && d2tcp.complete && l2dct.complete);
+    let ends = |o: &RunOutput, r: std::ops::Range<usize>| -> Vec<Option<Time>> {
+        o.rows[r].iter().map(|x| x.end).collect()
+    };
+    assert_eq!(ends(&mixed, 0..2), ends(&d2tcp, 0..2), "tag 0 runs D2TCP");
+    assert_eq!(ends(&mixed, 2..4), ends(&l2dct, 2..4), "tag 1 runs L2DCT");
+    assert_ne!(
+        ends(&d2tcp, 2..4),
+        ends(&l2dct, 2..4),
+        "the transports differ on tag 1"
+    );
+    assert_ne!(
+        ends(&d2tcp, 0..2),
+        ends(&l2dct, 0..2),
+        "the transports differ on tag 0"
+    );
+    // A flow row's own transport wins over its tag's: flow 3 (tag 1) as a 1 Gb/s CBR flow
+    // ends after its wire bytes at 1 Gb/s (within 1%, as `a_flow_row_overrides_…`).
+    let text = TAGGED_GROUPS
+        .replace(
+            "start = \"1ms\" }",
+            "start = \"1ms\", transport = \"udp\", udp_rate = \"1Gbps\" }",
+        )
+        .replace(
+            "transport = \"dctcp\"\n",
+            "transport = \"dctcp\"\ntag_transports = [{ tag = 1, transport = \"l2dct\" }]\n",
+        );
+    let s = from_toml(&text).unwrap();
+    let (topo, flows) = s.build(Path::new(".")).unwrap();
+    let out = run(&s, &topo, &flows).unwrap();
+    let fct = (out.rows[3].end.unwrap() - out.rows[3].start).as_secs_f64();
+    let want = crate::metrics::wire_bytes(Bytes(2_000_000), 1000, 48).0 as f64 * 8.0 / 1e9;
+    assert!((fct / want - 1.0).abs() < 0.01, "{fct} vs {want}");
+}
+
+#[test]
+fn tag_transport_errors_name_the_entry() {
+    let build_err = |extra: &str| -> String {
+        let text = TAGGED_GROUPS.replace(
+            "transport = \"dctcp\"\n",
+            &format!("transport = \"dctcp\"\n{extra}\n"),
+        );
+        match from_toml(&text) {
+            Err(e) => e.to_string(),
+            Ok(s) => {
+                let (topo, flows) = s.build(Path::new(".")).unwrap();
+                run(&s, &topo, &flows).unwrap_err().to_string()
+            }
+        }
+    };
+    let e = build_err(
+        "tag_transports = [{ tag = 0, transport = \"d2tcp\" }, { tag = 0, transport = \"l2dct\" }]",
+    );
+    assert!(
+        e.ends_with("tag_transports[1].tag: tag 0 already has a transport (tag_transports[0])"),
+        "{e}"
+    );
+    let e = build_err("tag_transports = [{ tag = 7, transport = \"d2tcp\" }]");
+    assert!(
+        e.ends_with("tag_transports[0].tag: no flow has tag 7"),
+        "{e}"
+    );
+    let e = build_err("tag_transports = [{ tag = 1, transport = \"reno\", udp_rate = \"1Gbps\" }]");
+    assert!(
+        e.ends_with(
+            "tag_transports[0].udp_rate: is the rate of a constant-rate flow: set transport = \"udp\""
+        ),
+        "{e}"
+    );
+    let e = build_err("tag_transports = [{ tag = 1, transport = \"hpcc\" }]");
+    assert!(
+        e.ends_with("tag_transports[0].transport: transport \"hpcc\" reads per-hop INT records: set port_agent = \"int\""),
+        "{e}"
+    );
+    let e = build_err("tag_transports = [{ tag = 1, transport = \"pigeon\" }]");
+    assert!(e.contains("unknown variant `pigeon`"), "{e}");
+}
+
+#[test]
+fn background_traffic_joins_a_poisson_workload() {
+    // §5.2's fat-tree (64 hosts, 8 racks), 400 web-search flows at load 0.3 split into 2 tags,
+    // with background at 10%: the workload's own 400 flows come first, unchanged but for the
+    // tags (the same seed without `tags`/`background` gives the same hosts, sizes, starts),
+    // then background flows tagged 2 (the first tag after the workload's), every one between
+    // two racks and starting before the workload's last flow. Their number is Poisson with
+    // mean 400 · 0.1/0.3 ≈ 133 (σ ≈ 11.5): within 45 of it. An explicit tag is used.
+    let text = |extra: &str| {
+        format!(
+            "seed = 4\n[topology]\nkind = \"uranus_fat_tree\"\n[workload]\nkind = \"poisson\"\n\
+             cdf = \"WebSearch_distribution.txt\"\nload = 0.3\nflows = 400\n{extra}\n\
+             [engine]\nkind = \"flow\"\n"
+        )
+    };
+    let build = |extra: &str| from_toml(&text(extra)).unwrap().build(&cdf_dir());
+    let (_, plain) = build("").unwrap();
+    let (topo, flows) = build("tags = 2\nbackground = { load = \"10%\" }").unwrap();
+    assert_eq!(plain.len(), 400);
+    let last = plain.last().unwrap().start;
+    for (a, b) in flows.iter().zip(&plain) {
+        assert_eq!(
+            (a.src, a.dst, a.size, a.start),
+            (b.src, b.dst, b.size, b.start)
+        );
+        assert!(a.tag < 2);
+    }
+    let bg = &flows[400..];
+    assert!((bg.len() as f64 - 400.0 / 3.0).abs() < 45.0, "{}", bg.len());
+    let rack = |h: NodeId| topo.link(topo.out_links(h)[0]).dst;
+    assert!(bg
+        .iter()
+        .all(|f| f.tag == 2 && rack(f.src) != rack(f.dst) && f.start < last));
+    let (_, tagged) = build("background = { load = 0.1, tag = 9 }").unwrap();
+    assert!(tagged[400..].iter().all(|f| f.tag == 9));
+    assert_eq!(
+        build("tags = 0").unwrap_err().to_string(),
+        "workload.tags: expected at least 1 class, got 0"
+    );
+    let e = err(&text("background = { load = 1.5 }"));
+    assert!(
+        e.starts_with("workload.background") && e.contains("expected a fraction in (0, 1]"),
+        "{e}"
+    );
+    // One rack: no traffic between racks.
+    let star = text("background = { load = 0.1 }")
+        .replace("kind = \"uranus_fat_tree\"", "kind = \"star\"\nn_hosts = 4");
+    assert_eq!(
+        from_toml(&star)
+            .unwrap()
+            .build(&cdf_dir())
+            .unwrap_err()
+            .to_string(),
+        "workload.background: traffic between racks needs at least 2 racks, the topology has 1"
+    );
+}

@@ -15,7 +15,8 @@ pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{
-    all_to_all_flows, exponential_deadlines, incast_flows, permutation_flows, poisson_flows,
+    all_to_all_flows, background_flows, exponential_deadlines, incast_flows, permutation_flows,
+    poisson_flows, split_tags,
 };
 
 use crate::alloc::ProblemInput;
