@@ -255,8 +255,9 @@ def test_soze_fig12_13_smoke_soze_converges_and_timely_does_not(tmp_path: Path) 
 def test_soze_fig15_16_smoke_soze_beats_dcqcn_on_short_flow_tails(tmp_path: Path) -> None:
     # Söze Figs. 15–16: Google RPC at 40% and 80% load on a fat-tree. The paper's claim that
     # holds in our runs: Söze's short flows (< 10 KB, far below "1000 packets") see a lower
-    # 99th-percentile slowdown than with DCQCN, at both loads. (Its claim against HPCC does not
-    # hold here: HPCC's short-flow tail is lower; see docs/systems/soze.md.) Every flow ends.
+    # 99th-percentile slowdown than with DCQCN, at both loads. (Its claim against HPCC holds at
+    # 80% only, not asserted: measured 5.45 vs HPCC's 6.58; at 40% 3.16 vs 3.10, a tie; see
+    # docs/systems/soze.md.) Every flow ends.
     console = Console(record=True, width=200)
     result = get("soze-fig15-16").run("smoke", tmp_path, console)
     check_smoke("soze-fig15-16", result, tmp_path)
@@ -271,7 +272,7 @@ def test_soze_fig15_16_smoke_soze_beats_dcqcn_on_short_flow_tails(tmp_path: Path
         by = {r["scheme"]: r["by_size"][0] for r in rows if r["load"] == load}
         assert by["Söze"]["p99"] < by["DCQCN"]["p99"], (load, by)
     # Fig. 16's large-flow claim, "outperforms HPCC": at 80% the 100 KB-1 MB tail (85 flows)
-    # is well below HPCC's (measured 6.68 vs 17.89; at full scale 14.85 vs 23.09).
+    # is well below HPCC's (measured 6.70 vs 17.89; at full scale 13.01 vs 23.09).
     mid = {r["scheme"]: r["by_size"][2] for r in rows if r["load"] == 0.8}
     assert mid["Söze"]["bin"] == "100KB-1MB" and mid["Söze"]["flows"] > 50, mid
     assert mid["Söze"]["p99"] < 0.75 * mid["HPCC"]["p99"], mid

@@ -980,10 +980,11 @@ fn one_update_step_matches_the_hand_worked_eq7() {
     // gives T⁻¹(D) = α·(β/α)^((D − k)/p) = 100·10^(−0.5) = 31.623 Gb/s (Eq. 25), so
     // U = (31.623/20)^0.25 = 1.12135 (Eq. 7) and r ← 40·1.12135 = 44.854 Gb/s (Algorithm 1
     // line 5). A second ACK with the same D 1 µs later (inside the 4 µs RTT):
-    // - §3.3's compounding (default) steps again from 44.854 Gb/s: in log terms each step
-    //   keeps (1 − m) of the gap to T⁻¹(D), so after two r = w·T⁻¹·(s/T⁻¹)^(0.75²) =
+    // - §3.3's compounding (`per_packet_compound`) steps again from 44.854 Gb/s: in log terms
+    //   each step keeps (1 − m) of the gap to T⁻¹(D), so after two r = w·T⁻¹·(s/T⁻¹)^(0.75²) =
     //   48.878 Gb/s;
-    // - the reference rate recomputes from the 40 Gb/s it took this RTT: 44.854 again;
+    // - the reference rate (`per_packet`, the default) recomputes from the 40 Gb/s it took this
+    //   RTT: 44.854 again;
     // - once per RTT (Algorithm 1 line 3) skips it: 44.854, one update counted.
     let one = 44.854_135_678_8e9;
     for (update, two, updates) in [

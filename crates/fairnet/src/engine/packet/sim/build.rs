@@ -72,6 +72,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 sfq: SfqOrder::default(),
                 sfq_recheck: Vec::new(),
                 senders: Vec::new(),
+                levels: None,
             });
         }
 
@@ -365,7 +366,7 @@ impl<S: SchemeSet> PacketSim<S> {
             switch_mem,
             finished: 0,
             spray_ctr: 0,
-            share_scratch: Vec::new(),
+            levels: NicLevels::default(),
             next_sample: cfg_record.map_or(u64::MAX, |r| r.interval.0),
             rec: cfg_record.map_or_else(Recorder::default, |r| Recorder {
                 interval: r.interval.0,

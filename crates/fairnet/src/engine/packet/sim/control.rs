@@ -38,7 +38,9 @@ impl<S: SchemeSet> PacketSim<S> {
             Some(t) if t.0 <= now => {
                 let mut area = CtrlArea::default();
                 let unsent = fl.spec.size.0.saturating_sub(s.snd_nxt());
-                if s.cc.make_control(Time(now), unsent, &mut area) {
+                let send = s.cc.make_control(Time(now), unsent, &mut area);
+                self.nic_level_changed(f); // its congestion control was called
+                if send {
                     self.send_control(now, f, 0, &area);
                 }
             }

@@ -41,7 +41,9 @@ mod transport;
 use super::cc::{CcContext, CongestionControl};
 use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
 use super::event::{Event, EventQueue};
-use super::host::{weighted_share, Host, HostShim, SfqOrder, ShimControl};
+#[cfg(test)]
+use super::host::weighted_share;
+use super::host::{Host, HostLevels, HostShim, NicLevels, SfqOrder, ShimControl, NIL_LEVEL};
 use super::pkt::{
     CtrlArea, Ecn, Packet, PacketId, PacketKind, PacketPool, MAX_SACK_BLOCKS, NO_PACKET, NO_ROUTE,
 };
@@ -238,8 +240,9 @@ pub struct PacketSim<S: SchemeSet> {
     switch_mem: Vec<SwitchMemory>,
     finished: usize,
     spray_ctr: u64,
-    /// Scratch `(demand, weight)` list for [`host::weighted_share`] (kept for its allocation).
-    share_scratch: Vec<(f64, f64)>,
+    /// [`HostNic::Weighted`]: the hosts' NIC water levels, for the shares the engine tells
+    /// congestion controls that want them (empty until the first asks).
+    levels: NicLevels,
     /// Time of the next sample (`u64::MAX` when nothing is recorded): the run loops compare
     /// each event's time with it, the only cost of recording on the event path.
     next_sample: u64,
@@ -378,6 +381,7 @@ impl<S: SchemeSet> PacketSim<S> {
         }
         let priority = f.spec.priority;
         let host = f.host;
+        self.nic_level_changed(i as u32);
         if let Some(shim) = self.hosts[host as usize].shim.as_mut() {
             shim.on_weight(flow, weight);
             self.sync_shim_timer(host);
@@ -442,6 +446,7 @@ impl<S: SchemeSet> PacketSim<S> {
         self.finished += 1;
         self.send_fin(now, i as u32);
         self.recheck_if_listed(i as u32);
+        self.nic_level_changed(i as u32);
         Ok(())
     }
 

@@ -54,6 +54,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     fl.finished = true;
                     fl.end = Some(Time(now));
                     self.finished += 1;
+                    self.nic_level_changed(f);
                 }
                 self.pool.release(id);
             }
