@@ -18,7 +18,8 @@
 //! time, the ratio and the largest |ΔFCT| (m3's FCT has no propagation delay; ours has it taken
 //! off). With `--recompute` it also runs the full-recompute mode with every flow on its own (the
 //! reference) and prints the largest end-time difference from it. `--classes` / `--no-classes`
-//! set [`FlowSimConfig::classes`] (default: the scenario's).
+//! set [`FlowSimConfig::classes`] (default: the scenario's); `--full-solve` runs the measured
+//! engine with a full solve per event instead of the incremental allocator.
 
 use fairnet::engine::flow::bench::{
     m3_workload, parking_lot_run, propagation_delays, write_m3_input,
@@ -53,11 +54,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     let n_flows: usize = args.next().map_or(Ok(100_000), |a| a.parse())?;
     let (mut loads, mut m3, mut recompute, mut classes) =
         (Vec::new(), None::<PathBuf>, false, None::<bool>);
+    let mut allocator = AllocatorKind::Incremental;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--m3" => m3 = Some(args.next().ok_or("--m3 needs the driver's path")?.into()),
             "--recompute" => recompute = true,
             "--classes" => classes = Some(true),
+            "--full-solve" => allocator = AllocatorKind::Recompute,
             "--no-classes" => classes = Some(false),
             x => loads.push(x.parse::<f64>()?),
         }
@@ -85,7 +88,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for load in loads {
         let (topo, flows, mut cfg) = m3_workload(n_flows, load, 1, &cdf)?;
         cfg.classes = classes.unwrap_or(cfg.classes);
-        let (r, f) = parking_lot_run(&topo, &flows, &cfg, AllocatorKind::Incremental)?;
+        let (r, f) = parking_lot_run(&topo, &flows, &cfg, allocator)?;
         let (mut m3_cpu, mut dfct) = (f64::NAN, f64::NAN);
         if let Some(bin) = &m3 {
             let (input, output) = (dir.join("flows.txt"), dir.join("fct.txt"));
