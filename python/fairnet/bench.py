@@ -189,7 +189,15 @@ def bench_parking_lot(n_flows: int = 100_000, seed: int = 1) -> list[dict]:
 
     cdf = flowsim.cdf_path("websearch")
     t = Table(title=f"fluid engine on m3's parking lot, {n_flows:,} web-search flows (CPU time)")
-    for col in ("load", "events", "mean active", "classes", "per event", "per flow", "per event "):
+    for col in (
+        "load",
+        "events",
+        "mean active",
+        "CPU, classes",
+        "per event",
+        "CPU, per flow",
+        "per event ",
+    ):
         t.add_column(col, justify="right")
     rows = []
     for load in PARKING_LOADS:
