@@ -88,13 +88,14 @@ pub fn incremental_vs_recompute(
 }
 
 /// The topology file of m3's two-layer parking lot, shipped with the scenarios.
-const M3_PARKING_LOT: &str = include_str!("../../../../../scenarios/m3_parking_lot_topology.toml");
+const M3_PARKING_LOT: &str =
+    include_str!("../../../../../scenarios/topologies/m3_parking_lot.toml");
 
-/// m3's two-layer parking lot (`scenarios/m3_parking_lot_topology.toml`): 8 hosts, each on its
+/// m3's two-layer parking lot (`scenarios/topologies/m3_parking_lot.toml`): 8 hosts, each on its
 /// own switch by a 10 Gb/s link, the switches chained by 40 Gb/s links, 1 µs per link.
 pub fn m3_parking_lot() -> Result<Topology> {
     let file: TopologyFile = toml::from_str(M3_PARKING_LOT)
-        .map_err(|e| Error::invalid("m3_parking_lot_topology.toml", e.to_string()))?;
+        .map_err(|e| Error::invalid("topologies/m3_parking_lot.toml", e.to_string()))?;
     Topology::from_file(&file)
 }
 
