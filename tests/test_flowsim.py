@@ -82,6 +82,8 @@ def test_bench_flow_prints_its_figures() -> None:
             "2000",
             "--active",
             "500",
+            "--parking-flows",
+            "1000",
         ],
         capture_output=True,
         text=True,
@@ -89,6 +91,27 @@ def test_bench_flow_prints_its_figures() -> None:
     assert r.returncode == 0, r.stderr
     assert "2,000 flows" in r.stdout and "events" in r.stdout
     assert "500 active flows" in r.stdout and "full recompute" in r.stdout
+    # The parking-lot table: every one of the 1,000 flows arrives and completes at each load.
+    assert "m3's parking lot, 1,000 web-search flows" in r.stdout
+    for load in ("60%", "80%", "90%", "95%"):
+        assert f"│  {load} │  2,000 │" in r.stdout, load
+
+
+def test_classes_end_identical_flows_together() -> None:
+    # Two identical 1 MB flows and a 2 MB flow of another pair share the 10 Gb/s bottleneck:
+    # 3.33 Gb/s each, so the twins (one class) end together after 8 Mb / (10/3) Gb/s = 2.4 ms
+    # (+ 3 us of propagation), then the 2 MB flow has 8 Mb left alone: + 0.8 ms.
+    flows = {
+        "src": [0, 0, 1],
+        "dst": [4, 4, 5],
+        "size": [10**6, 10**6, 2 * 10**6],
+        "start_ps": [0, 0, 0],
+    }
+    r = flowsim.run(DUMBBELL, flows, config={"classes": True})
+    end = r.flows["end_ps"]
+    assert end[0] == end[1]
+    assert abs(end[0] - (2.4e9 + 3e6)) <= 2
+    assert abs(end[2] - (3.2e9 + 3e6)) <= 2
 
 
 def test_caps_explicit_paths_and_dependencies() -> None:

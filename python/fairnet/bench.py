@@ -177,14 +177,59 @@ def bench_allocate(quick: bool = False, seed: int = 1) -> list[dict]:
     return rows
 
 
-def bench_flow(
-    n_flows: int = 1_000_000, load: float = 0.6, seed: int = 1, active: int = 100_000
-) -> dict:
-    """Fluid engine speed: web search flows at ``load`` on a k = 16 fat-tree (100 Gb/s), and the
-    per-event cost of the incremental allocator against a full recompute at ``active``
-    concurrently active flows."""
+PARKING_LOADS = (0.6, 0.8, 0.9, 0.95)
+
+
+def bench_parking_lot(n_flows: int = 100_000, seed: int = 1) -> list[dict]:
+    """Prints the fluid engine on m3's two-layer parking lot (scenario ``m3_parking_lot``: 8
+    hosts, 10 Gb/s host links, 40 Gb/s chain, web search, 48 B of header per 1000 B) at 60, 80,
+    90 and 95% load: CPU time, cost per event and the time-average number of active flows, with
+    the flows of a host pair in one class (the scenario's setting) and each flow on its own."""
     from fairnet import flowsim
 
+    cdf = flowsim.cdf_path("websearch")
+    t = Table(title=f"fluid engine on m3's parking lot, {n_flows:,} web-search flows (CPU time)")
+    for col in (
+        "load",
+        "events",
+        "mean active",
+        "CPU, classes",
+        "per event",
+        "CPU, per flow",
+        "per event ",
+    ):
+        t.add_column(col, justify="right")
+    rows = []
+    for load in PARKING_LOADS:
+        on = _core.flow_parking_lot_bench(n_flows, load, seed, cdf, "incremental", True)
+        off = _core.flow_parking_lot_bench(n_flows, load, seed, cdf, "incremental", False)
+        t.add_row(
+            f"{load:.0%}",
+            f"{on['events']:,}",
+            f"{on['mean_active']:.1f}",
+            f"{on['cpu_seconds']:.3f} s",
+            f"{on['cpu_seconds'] / on['events'] * 1e6:.2f} us",
+            f"{off['cpu_seconds']:.3f} s",
+            f"{off['cpu_seconds'] / off['events'] * 1e6:.2f} us",
+        )
+        rows.append({"load": load, "classes": on, "per_flow": off})
+    console.print(t)
+    return rows
+
+
+def bench_flow(
+    n_flows: int = 1_000_000,
+    load: float = 0.6,
+    seed: int = 1,
+    active: int = 100_000,
+    parking_flows: int = 100_000,
+) -> dict:
+    """Fluid engine speed: m3's parking lot at 60-95% load (:func:`bench_parking_lot`), web search
+    flows at ``load`` on a k = 16 fat-tree (100 Gb/s), and the per-event cost of the
+    incremental allocator against a full recompute at ``active`` concurrently active flows."""
+    from fairnet import flowsim
+
+    parking = bench_parking_lot(parking_flows, seed) if parking_flows else []
     c = _core.flow_incremental_bench(16, active, 200, 3, seed)
     console.print(
         f"[bold]{active:,} active flows on a k=16 fat-tree (random pairs, weights 0.1-10):"
@@ -209,7 +254,12 @@ def bench_flow(
         f"{s['end_time_ps'] / 1e9:.2f} ms simulated, {finished:,} finished, "
         f"median slowdown {np.nanmedian(r.flows['slowdown']):.2f}, peak RSS {rss:.0f} MiB"
     )
-    return {"wall_seconds": s["wall_seconds"], "events": s["events"], "finished": finished} | c
+    return {
+        "wall_seconds": s["wall_seconds"],
+        "events": s["events"],
+        "finished": finished,
+        "parking_lot": parking,
+    } | c
 
 
 def bench_model(flows: int = 1000, rtts: int = 10_000, iterations: int = 1_000_000) -> dict:

@@ -614,12 +614,19 @@ def bench_packet(simulated_ms: float) -> None:
     show_default=True,
     help="Concurrently active flows for the incremental-vs-recompute figure.",
 )
-def bench_flow(n_flows: int, load: float, seed: int, active: int) -> None:
-    """Fluid engine speed: web search at 60% load on a k=16 fat-tree, and the incremental
-    allocator against a full recompute per event."""
+@click.option(
+    "--parking-flows",
+    type=click.IntRange(min=0),
+    default=100_000,
+    show_default=True,
+    help="Flows per load on m3's parking lot (0: skip that table).",
+)
+def bench_flow(n_flows: int, load: float, seed: int, active: int, parking_flows: int) -> None:
+    """Fluid engine speed: m3's parking lot at 60-95% load, web search at 60% load on a k=16
+    fat-tree, and the incremental allocator against a full recompute per event."""
     from fairnet.bench import bench_flow as run
 
-    run(n_flows=n_flows, load=load, seed=seed, active=active)
+    run(n_flows=n_flows, load=load, seed=seed, active=active, parking_flows=parking_flows)
 
 
 @bench.command("model")

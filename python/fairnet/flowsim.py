@@ -79,7 +79,9 @@ def run(
     (per flow a list of flow indices that must end first). ``weight_changes`` has arrays
     ``time_ps``, ``flow``, ``weight``. ``config`` keys: ``start_latency``, ``header_bytes``,
     ``mtu``, ``ecmp_seed``, ``rate_interval``, ``stop_at`` (durations as ``"1us"`` strings or
-    integer picoseconds), ``allocator`` (``"incremental"`` or ``"recompute"``). ``policy``
+    integer picoseconds), ``allocator`` (``"incremental"`` or ``"recompute"``), ``classes``
+    (``True``: flows of one path, weight and cap share one rate and clock; docs/flow-engine.md,
+    "Classes"). ``policy``
     (``"job_sum_preserving"``, Söze §5.1) rescales the weights of each job's (tag's) active
     flows at every arrival and departure to sum to their number, keeping the ratios of
     ``weight``.

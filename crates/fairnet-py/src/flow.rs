@@ -388,10 +388,53 @@ fn flow_incremental_bench<'py>(
     Ok(d)
 }
 
+/// One run of scenario `m3_parking_lot` (m3's two-layer parking lot, web search from the CDF
+/// file `cdf`, `n_flows` flows at `load`, seed `seed`) with the allocator `allocator`
+/// (`"incremental"` or `"recompute"`) and classes on or off: CPU and wall seconds, events,
+/// the time-average number of active flows and the end-time hash.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn flow_parking_lot_bench<'py>(
+    py: Python<'py>,
+    n_flows: usize,
+    load: f64,
+    seed: u64,
+    cdf: &str,
+    allocator: &str,
+    classes: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = match allocator {
+        "incremental" => flow::AllocatorKind::Incremental,
+        "recompute" => flow::AllocatorKind::Recompute,
+        other => {
+            return Err(value_error(fairnet::Error::invalid(
+                "allocator",
+                format!("expected \"incremental\" or \"recompute\", got {other:?}"),
+            )))
+        }
+    };
+    let f = py
+        .detach(|| {
+            let (topo, flows, mut cfg) =
+                flow::bench::m3_workload(n_flows, load, seed, std::path::Path::new(cdf))?;
+            cfg.classes = classes;
+            flow::bench::parking_lot_run(&topo, &flows, &cfg, kind).map(|r| r.1)
+        })
+        .map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("cpu_seconds", f.cpu_seconds)?;
+    d.set_item("wall_seconds", f.wall_seconds)?;
+    d.set_item("events", f.events)?;
+    d.set_item("mean_active", f.mean_active)?;
+    d.set_item("end_hash", format!("{:016x}", f.end_hash))?;
+    Ok(d)
+}
+
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(poisson_workload, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add_function(wrap_pyfunction!(flow_incremental_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_parking_lot_bench, m)?)?;
     Ok(())
 }

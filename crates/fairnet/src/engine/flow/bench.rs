@@ -1,13 +1,26 @@
-//! The per-event cost of the incremental allocator against a full recompute, measured on a
-//! fixed set of concurrently active flows (issue 5's "at 100,000 concurrently active flows"
-//! figure). Used by `fairnet bench flow`; prints nothing itself.
+//! Benchmarks of the fluid engine, used by `fairnet bench flow` and the examples; they print
+//! nothing themselves.
+//!
+//! - [`incremental_vs_recompute`]: the per-event cost of the incremental allocator against a
+//!   full recompute on a fixed set of concurrently active flows (issue 5's "at 100,000
+//!   concurrently active flows" figure).
+//! - [`parking_lot_run`]: a whole run on m3's two-layer parking lot ([`m3_parking_lot`], the
+//!   topology of `scenarios/m3_parking_lot.toml`) at a given load, with its CPU time, events and
+//!   time-average number of active flows (issue 25's side-by-side with m3's flowSim);
+//!   [`write_m3_input`] writes the same flows in the input format of the driver around m3's
+//!   flowSim that docs/benchmarks.md describes.
 
+use super::{run, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults, FluidFlow};
 use crate::alloc::{IncrementalAllocator, Problem, Slot};
-use crate::error::Result;
-use crate::units::Rate;
-use crate::workload::fat_tree_problem;
+use crate::error::{Error, Result};
+use crate::topo::formats::TopologyFile;
+use crate::topo::routing::{PathSelector, Routing};
+use crate::topo::Topology;
+use crate::units::{Rate, Time};
+use crate::workload::{fat_tree_problem, poisson_flows, SizeCdf};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::path::Path;
 use std::time::Instant;
 
 /// Seconds per event of each way of keeping the rates up to date.
@@ -74,9 +87,176 @@ pub fn incremental_vs_recompute(
     })
 }
 
+/// The topology file of m3's two-layer parking lot, shipped with the scenarios.
+const M3_PARKING_LOT: &str =
+    include_str!("../../../../../scenarios/topologies/m3_parking_lot.toml");
+
+/// m3's two-layer parking lot (`scenarios/topologies/m3_parking_lot.toml`): 8 hosts, each on its
+/// own switch by a 10 Gb/s link, the switches chained by 40 Gb/s links, 1 µs per link.
+pub fn m3_parking_lot() -> Result<Topology> {
+    let file: TopologyFile = toml::from_str(M3_PARKING_LOT)
+        .map_err(|e| Error::invalid("topologies/m3_parking_lot.toml", e.to_string()))?;
+    Topology::from_file(&file)
+}
+
+/// The figures of one run of [`parking_lot_run`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadRun {
+    /// CPU seconds of the simulating thread (NaN where the clock is unavailable).
+    pub cpu_seconds: f64,
+    /// Wall seconds of the run.
+    pub wall_seconds: f64,
+    /// Events processed (arrivals and completions).
+    pub events: u64,
+    /// Time-average number of flows sending (see [`mean_active_flows`]).
+    pub mean_active: f64,
+    /// FNV-1a hash of every flow's end time: a change that moves any end time by 1 ps changes it.
+    pub end_hash: u64,
+}
+
+/// Scenario `scenarios/m3_parking_lot.toml` at `load` with `n_flows` flows: m3's parking lot,
+/// web-search sizes from `cdf`, Poisson arrivals between random host pairs (seed `seed`), 48 B
+/// of header per 1000 B, flows of one host pair in one class ([`FlowSimConfig::classes`]).
+/// Returns the topology, the flows and the engine configuration.
+pub fn m3_workload(
+    n_flows: usize,
+    load: f64,
+    seed: u64,
+    cdf: &Path,
+) -> Result<(Topology, Vec<FluidFlow>, FlowSimConfig)> {
+    let topo = m3_parking_lot()?;
+    let cdf = SizeCdf::from_file(cdf)?;
+    let host_rate = topo.link(topo.out_links(topo.hosts()[0])[0]).capacity;
+    let specs = poisson_flows(topo.hosts(), host_rate, load, &cdf, n_flows, seed)?;
+    let cfg = FlowSimConfig {
+        header_bytes: 48,
+        mtu: 1000,
+        classes: true,
+        ..FlowSimConfig::default()
+    };
+    Ok((topo, specs.into_iter().map(FluidFlow::new).collect(), cfg))
+}
+
+/// Runs `flows` with `allocator` and measures the run ([`LoadRun`]).
+pub fn parking_lot_run(
+    topo: &Topology,
+    flows: &[FluidFlow],
+    cfg: &FlowSimConfig,
+    allocator: AllocatorKind,
+) -> Result<(FlowSimResults, LoadRun)> {
+    let cfg = FlowSimConfig {
+        allocator,
+        ..cfg.clone()
+    };
+    let (c0, t0) = (thread_cpu_seconds(), Instant::now());
+    let r = run(topo, flows, &[], &cfg)?;
+    let (cpu, wall) = (thread_cpu_seconds() - c0, t0.elapsed().as_secs_f64());
+    let prop = propagation_delays(topo, flows)?;
+    let figures = LoadRun {
+        cpu_seconds: cpu,
+        wall_seconds: wall,
+        events: r.events,
+        mean_active: mean_active_flows(&r.flows, &prop),
+        end_hash: end_time_hash(&r.flows),
+    };
+    Ok((r, figures))
+}
+
+/// CPU seconds of the calling thread (Linux schedstat; NaN elsewhere).
+pub fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-9)
+}
+
+/// One-way propagation delay of every flow's (shortest, first equal-cost) path.
+pub fn propagation_delays(topo: &Topology, flows: &[FluidFlow]) -> Result<Vec<Time>> {
+    let routing = Routing::new(topo);
+    flows
+        .iter()
+        .map(|f| {
+            let p = routing.path(f.spec.src, f.spec.dst, PathSelector::First)?;
+            Ok(Time(p.iter().map(|&l| topo.link(l).delay.0).sum()))
+        })
+        .collect()
+}
+
+/// Time-average number of flows sending: the time each finished flow spends sending (its end
+/// minus its path's propagation delay `prop`, minus its start), summed, over the time from the
+/// first start to the last completion.
+pub fn mean_active_flows(records: &[FlowRecord], prop: &[Time]) -> f64 {
+    let (mut busy, mut first, mut last) = (0u128, u64::MAX, 0u64);
+    for (r, p) in records.iter().zip(prop) {
+        if let Some(end) = r.end {
+            let done = end.0 - p.0;
+            busy += (done - r.start.0) as u128;
+            first = first.min(r.start.0);
+            last = last.max(done);
+        }
+    }
+    busy as f64 / last.saturating_sub(first).max(1) as f64
+}
+
+/// FNV-1a over every flow's end time in ps (`u64::MAX` for an unfinished flow), the digest
+/// `flow_bench` prints.
+pub fn end_time_hash(records: &[FlowRecord]) -> u64 {
+    records.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, f| {
+        let e = f.end.map_or(u64::MAX, |e| e.0);
+        (h ^ e).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Writes `flows` as input of the driver around m3's flowSim (docs/benchmarks.md): the number
+/// of flows, then one line per flow `arrival_ns size_bytes src dst` with host indices.
+pub fn write_m3_input(path: &Path, topo: &Topology, flows: &[FluidFlow]) -> Result<()> {
+    use std::fmt::Write;
+    let index = |n| {
+        topo.hosts()
+            .iter()
+            .position(|&h| h == n)
+            .ok_or_else(|| Error::invalid("flows", format!("{n} is not a host")))
+    };
+    let mut s = format!("{}\n", flows.len());
+    for f in flows {
+        // Picoseconds as ns: a double holds them to far below a picosecond.
+        let _ = writeln!(
+            s,
+            "{} {} {} {}",
+            f.spec.start.0 as f64 / 1e3,
+            f.spec.size.0,
+            index(f.spec.src)?,
+            index(f.spec.dst)?
+        );
+    }
+    std::fs::write(path, s).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        msg: e.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn m3_parking_lot_is_eight_hosts_on_a_chain() {
+        // 8 hosts and 8 switches; 8 host cables and 7 chain cables, each two directed links.
+        let t = m3_parking_lot().unwrap();
+        assert_eq!(t.num_hosts(), 8);
+        assert_eq!(t.num_links(), 30);
+        // h0 -> h7 crosses its host link, the 7 chain links and h7's host link: 9 links, 9 us.
+        let flows = [FluidFlow::new(crate::workload::FlowSpec::new(
+            t.hosts()[0],
+            t.hosts()[7],
+            crate::units::Bytes(1000),
+            Time::ZERO,
+        ))];
+        assert_eq!(
+            propagation_delays(&t, &flows).unwrap(),
+            vec![Time::from_us(9)]
+        );
+    }
 
     #[test]
     fn measures_both_ways_on_a_small_fabric() {

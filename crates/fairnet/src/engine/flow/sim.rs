@@ -12,7 +12,8 @@ use crate::workload::dag::{children_by, topological_order_by};
 use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::hash::BuildHasherDefault;
 
 /// A flow of the fluid engine: the common [`FlowSpec`] plus what only allocation needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,6 +172,14 @@ pub struct FlowSimConfig {
     pub stop_at: Option<Time>,
     /// Which allocator updates rates. Default incremental.
     pub allocator: AllocatorKind,
+    /// Whether flows of one class — the same path, weight and rate cap, no guarantee — share
+    /// one allocator entry, one rate and one clock while they are active, so that an event
+    /// costs in proportion to the classes it changes rather than the flows (see the module
+    /// docs). Not used with weight changes or a weight policy (weights then change per flow).
+    /// Default false: a class of several flows is solved as one flow of their summed weight, so
+    /// its end times may differ from the per-flow ones in the last bits of the rates (by a
+    /// picosecond or so, docs/flow-engine.md "Classes").
+    pub classes: bool,
 }
 
 impl Default for FlowSimConfig {
@@ -183,6 +192,7 @@ impl Default for FlowSimConfig {
             rate_interval: None,
             stop_at: None,
             allocator: AllocatorKind::Incremental,
+            classes: false,
         }
     }
 }
@@ -280,7 +290,11 @@ struct FlowState {
     path: Vec<u32>,
     /// Bits to put on the wire (payload and headers).
     wire_bits: f64,
+    /// The allocator slot of the flow's class while it is active.
     slot: Option<Slot>,
+    /// While active: its class's [`Live::rem`] minus the flow's remaining bits (0 for the
+    /// class's first flow).
+    offset: f64,
     pending_deps: u32,
     start: Time,
     end: Option<Time>,
@@ -346,17 +360,105 @@ fn ceil_u64(x: f64) -> u64 {
     }
 }
 
-/// The state of an active flow that changes with its rate, indexed by allocator slot.
+/// The state of an active class of flows (one flow unless [`FlowSimConfig::classes`]) that
+/// changes with its rate, indexed by allocator slot.
+///
+/// Every flow of a class has the same rate, so one clock serves them all: `rem` falls by
+/// `rate · Δt` as the class's first flow's remaining bits would, and a flow that joins later
+/// records `offset = rem − its bits`; its remaining bits are always `rem − offset`. The class's
+/// next completion is its flow with the largest offset (the fewest bits left), so a rate change
+/// settles one number and reschedules one completion, whatever the number of flows. For a class
+/// of one flow (offset 0) this is exactly the per-flow arithmetic.
 #[derive(Clone, Copy, Default)]
 struct Live {
-    flow: u32,
-    remaining_bits: f64,
+    /// Remaining bits of the class's reference flow (see above).
+    rem: f64,
+    /// Rate of each flow of the class, bits/s.
     rate: f64,
-    /// When `remaining_bits` was last settled.
+    /// When `rem` was last settled.
     last: Time,
-    /// When the flow completes at its current rate, ps ([`NEVER`] at rate 0); its key in the
-    /// completion heap may be earlier (see `settle_top`).
+    /// When the class's next flow completes at the current rate, ps ([`NEVER`] at rate 0); its
+    /// key in the completion heap may be earlier (see `settle_top`).
     done: u64,
+    /// Active flows in the class.
+    flows: u32,
+}
+
+impl Live {
+    /// Brings `rem` to time `t` at the current rate.
+    #[inline]
+    fn settle(&mut self, t: Time) {
+        self.rem -= self.rate * (t - self.last).as_secs_f64();
+        self.last = t;
+    }
+
+    /// When a flow of the class with `offset` completes at the current rate (settled at `t`).
+    #[inline]
+    fn completion(&self, t: Time, offset: f64) -> u64 {
+        if self.rate > 0.0 {
+            let secs = (self.rem - offset).max(0.0) / self.rate;
+            t.0.saturating_add(ceil_u64(secs * Time::S as f64))
+        } else {
+            NEVER
+        }
+    }
+}
+
+/// A flow of a class, ordered so that the flow with the fewest bits left (largest offset) is
+/// the greatest, ties broken by flow index.
+#[derive(Clone, Copy, PartialEq)]
+struct Member {
+    offset: f64,
+    flow: u32,
+}
+
+impl Eq for Member {}
+
+impl Ord for Member {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.offset
+            .total_cmp(&other.offset)
+            .then(other.flow.cmp(&self.flow))
+    }
+}
+
+impl PartialOrd for Member {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The class key of a flow: a hash of its path, weight and cap (equality is checked against a
+/// flow of the class, so a collision only keeps two classes apart).
+fn class_hash(path: &[u32], weight: f64, cap: f64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for x in path
+        .iter()
+        .map(|&l| l as u64)
+        .chain([weight.to_bits(), cap.to_bits()])
+    {
+        h = (h ^ x).wrapping_mul(0x0100_0000_01b3);
+        h ^= h >> 29;
+    }
+    h
+}
+
+/// A hasher for keys that are already hashes.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
 }
 
 /// `Live::done` of a flow that is not sending.
@@ -443,6 +545,7 @@ fn prepare(
             path: route.iter().map(|l| l.0).collect(),
             wire_bits: wire.0 as f64 * 8.0,
             slot: None,
+            offset: 0.0,
             pending_deps: f.deps.len() as u32,
             start: s.start,
             end: None,
@@ -551,6 +654,15 @@ pub fn run_with(
     // small as the active set, so it stays in cache (indexed by flow, every settle of a 1M-flow
     // run was a miss into a 100 MB array).
     let mut live: Vec<Live> = Vec::new();
+    // The flows of each active class (slot), the next to complete on top.
+    let mut members: Vec<BinaryHeap<Member>> = Vec::new();
+    // Classes (see `Live`): the slot of each active class by class hash, and each slot's hash.
+    let classes = cfg.classes && changes.is_empty() && policy.is_none();
+    let mut class_slots: HashMap<u64, Slot, BuildHasherDefault<PassThrough>> = HashMap::default();
+    let mut slot_hash: Vec<u64> = Vec::new();
+    // Classes whose flows changed at this instant: their next completion is rescheduled even
+    // if the allocator leaves their rate as it was.
+    let mut resched: Vec<Slot> = Vec::new();
     let mut changed: Vec<Slot> = Vec::new();
     let mut queue = Agenda::default();
     // Completion time of every active flow (picoseconds, as the `Time` it is: an f64 key was
@@ -637,11 +749,39 @@ pub fn run_with(
                 settle_top(&mut completions, &live);
                 continue;
             }
-            completions.remove(slot);
-            let flow = live[slot].flow as usize;
+            let flow = members[slot]
+                .pop()
+                .expect("an active class has a flow")
+                .flow as usize;
             events += 1;
+            let l = &mut live[slot];
+            l.flows -= 1;
+            if l.flows == 0 {
+                completions.remove(slot);
+                alloc.remove_flow(slot as Slot);
+                if classes && class_slots.get(&slot_hash[slot]) == Some(&(slot as Slot)) {
+                    class_slots.remove(&slot_hash[slot]);
+                }
+            } else {
+                // The class goes on with one flow fewer: key its next completion at the rate it
+                // has now (the update below gives it its new rate and moves it).
+                l.settle(t);
+                let next = *members[slot].peek().expect("flows remain");
+                l.done = l.completion(t, next.offset);
+                if l.done == NEVER {
+                    completions.remove(slot);
+                } else {
+                    completions.set(slot, l.done);
+                }
+                let (n, f) = (l.flows as f64, next.flow as usize);
+                alloc.set_weight(slot as Slot, n * weights[f]);
+                if caps[f].is_finite() {
+                    alloc.set_demand(slot as Slot, n * caps[f]);
+                }
+                resched.push(slot as Slot);
+            }
             let s = &mut st[flow];
-            alloc.remove_flow(s.slot.take().expect("a scheduled flow is active"));
+            s.slot = None;
             let end = t + s.prop;
             s.end = Some(end);
             if sets_caps {
@@ -671,26 +811,58 @@ pub fn run_with(
             events += 1;
             match ev {
                 Event::Arrive { flow } => {
-                    let f = &flows[flow as usize];
-                    let s = &mut st[flow as usize];
-                    let slot = alloc.add_flow(
-                        &s.path,
-                        weights[flow as usize],
-                        caps[flow as usize],
-                        f.guarantee.unwrap_or(0.0),
-                    );
-                    s.slot = Some(slot);
-                    let entry = Live {
-                        flow,
-                        remaining_bits: s.wire_bits,
-                        rate: 0.0,
-                        last: t,
-                        done: NEVER,
-                    };
-                    if live.len() <= slot as usize {
-                        live.resize(slot as usize + 1, Live::default());
+                    let i = flow as usize;
+                    let (w, cap) = (weights[i], caps[i]);
+                    let guarantee = flows[i].guarantee.unwrap_or(0.0);
+                    let key =
+                        (classes && guarantee == 0.0).then(|| class_hash(&st[i].path, w, cap));
+                    // The active class of the same path, weight and cap, if any.
+                    let class = key.and_then(|h| class_slots.get(&h).copied()).filter(|&c| {
+                        let other = members[c as usize]
+                            .peek()
+                            .expect("an active class has a flow");
+                        let o = other.flow as usize;
+                        st[o].path == st[i].path && weights[o] == w && caps[o] == cap
+                    });
+                    if let Some(slot) = class {
+                        // Join it: one more flow of the class's weight (and cap) on its links.
+                        let l = &mut live[slot as usize];
+                        l.settle(t);
+                        l.flows += 1;
+                        let offset = l.rem - st[i].wire_bits;
+                        members[slot as usize].push(Member { offset, flow });
+                        let n = l.flows as f64;
+                        alloc.set_weight(slot, n * w);
+                        if cap.is_finite() {
+                            alloc.set_demand(slot, n * cap);
+                        }
+                        resched.push(slot);
+                        (st[i].slot, st[i].offset) = (Some(slot), offset);
+                    } else {
+                        let s = &mut st[i];
+                        let slot = alloc.add_flow(&s.path, w, cap, guarantee);
+                        (s.slot, s.offset) = (Some(slot), 0.0);
+                        let entry = Live {
+                            rem: s.wire_bits,
+                            rate: 0.0,
+                            last: t,
+                            done: NEVER,
+                            flows: 1,
+                        };
+                        let at = slot as usize;
+                        if live.len() <= at {
+                            live.resize(at + 1, Live::default());
+                            members.resize_with(at + 1, BinaryHeap::new);
+                            slot_hash.resize(at + 1, 0);
+                        }
+                        live[at] = entry;
+                        members[at].clear();
+                        members[at].push(Member { offset: 0.0, flow });
+                        if let Some(h) = key {
+                            class_slots.entry(h).or_insert(slot);
+                            slot_hash[at] = h;
+                        }
                     }
-                    live[slot as usize] = entry;
                     active += 1;
                     if policy.is_some() {
                         arrived.push(flow);
@@ -725,7 +897,7 @@ pub fn run_with(
                 for (flow, s) in st.iter().enumerate() {
                     if let Some(slot) = s.slot {
                         let l = &live[slot as usize];
-                        let bits = l.remaining_bits - l.rate * (t - l.last).as_secs_f64();
+                        let bits = (l.rem - s.offset) - l.rate * (t - l.last).as_secs_f64();
                         slot_flows.push(ActiveFlow {
                             flow: flow as u32,
                             remaining_wire_bytes: bits.max(0.0) / 8.0,
@@ -766,23 +938,26 @@ pub fn run_with(
         rate_updates += 1;
         changed.clear();
         changed.extend_from_slice(alloc.update());
+        // A class listed twice is settled twice at `t`, the second time by nothing.
+        changed.append(&mut resched);
         for &slot in &changed {
-            let s = &mut live[slot as usize];
-            // Settle the bytes sent at the old rate, then reschedule at the new one.
-            s.remaining_bits -= s.rate * (t - s.last).as_secs_f64();
-            s.last = t;
-            s.rate = alloc.rate(slot);
-            if s.rate > 0.0 {
-                let secs = s.remaining_bits.max(0.0) / s.rate;
-                let done = t.0.saturating_add(ceil_u64(secs * Time::S as f64));
-                s.done = done;
-                // Earlier than keyed (or not keyed): key now. Later: the key stays a lower
-                // bound, re-keyed when it surfaces.
-                if completions.priority(slot as usize).is_none_or(|p| done < p) {
-                    completions.set(slot as usize, done);
-                }
-            } else {
-                s.done = NEVER;
+            let l = &mut live[slot as usize];
+            if l.flows == 0 {
+                // Its last flow completed after it was listed.
+                continue;
+            }
+            // Settle the bits sent at the old rate, then reschedule at the new one.
+            l.settle(t);
+            l.rate = alloc.rate(slot) / l.flows as f64;
+            let next = members[slot as usize]
+                .peek()
+                .expect("an active class has a flow");
+            let done = l.completion(t, next.offset);
+            l.done = done;
+            // Earlier than keyed (or not keyed): key now. Later: the key stays a lower bound,
+            // re-keyed when it surfaces.
+            if done != NEVER && completions.priority(slot as usize).is_none_or(|p| done < p) {
+                completions.set(slot as usize, done);
             }
         }
         if sample {

@@ -658,3 +658,81 @@ fn a_cap_below_the_guarantee_or_not_positive_is_an_error_naming_the_flow() {
         );
     }
 }
+
+/// Classes ([`FlowSimConfig::classes`]) on m3's parking lot, where every host pair has one path,
+/// so flows of a pair and weight share a class: random sizes and arrivals (some pairs of flows
+/// identical in pair, size and start), weights 1 or 3. The end times must match the
+/// independent brute-force simulation within the 1 ns the per-flow engine is held to above (a
+/// class solved as one flow of the summed weight moves rates only in their last bits), and two
+/// identical flows of one class must end at the same picosecond (they have the same bits left
+/// at every instant, so the class completes them at one instant).
+#[test]
+fn classes_match_a_brute_force_simulation() {
+    let topo = super::bench::m3_parking_lot().unwrap();
+    let hosts = topo.hosts().to_vec();
+    for seed in 0..4 {
+        let mut rng = ChaCha8Rng::seed_from_u64(50 + seed);
+        let mut flows: Vec<FluidFlow> = Vec::new();
+        while flows.len() < 150 {
+            let s = rng.gen_range(0..3);
+            let d = 3 + rng.gen_range(0..5);
+            let mut f = flow(
+                hosts[s].0,
+                hosts[d].0,
+                rng.gen_range(1_000..3_000_000),
+                Time::from_us(rng.gen_range(0..2_000)),
+            );
+            f.spec.weight = if rng.gen_bool(0.5) { 1.0 } else { 3.0 };
+            if rng.gen_bool(0.1) {
+                flows.push(f.clone());
+            }
+            flows.push(f);
+        }
+        flows.sort_by_key(|f| f.spec.start);
+        let want = brute_force(&topo, &flows);
+        let cfg = FlowSimConfig {
+            classes: true,
+            ..Default::default()
+        };
+        let r = run(&topo, &flows, &[], &cfg).unwrap();
+        for (i, (rec, w)) in r.flows.iter().zip(&want).enumerate() {
+            let got = rec.end.unwrap().as_secs_f64();
+            assert!((got - w).abs() < 1e-9, "seed {seed} flow {i}: {got} vs {w}");
+        }
+        let mut twins = 0;
+        for (i, pair) in flows.windows(2).enumerate() {
+            if pair[0] == pair[1] {
+                twins += 1;
+                assert_eq!(
+                    r.flows[i].end,
+                    r.flows[i + 1].end,
+                    "seed {seed} flows {i}, {}",
+                    i + 1
+                );
+            }
+        }
+        assert!(twins > 0, "seed {seed} has no identical flows to test");
+    }
+}
+
+/// A class keeps its flows' rate cap: two flows of one class capped at 2 Gb/s and one uncapped
+/// flow, 1 MB each, on the dumbbell's 10 Gb/s bottleneck. The class is one entry with a cap of
+/// 4 Gb/s, so the uncapped flow gets 6 Gb/s and ends after 8 Mb / 6 Gb/s = 1.333 ms; the capped
+/// flows stay at 2 Gb/s and end after 8 Mb / 2 Gb/s = 4 ms; plus 3 µs of propagation.
+#[test]
+fn a_class_keeps_its_flows_cap() {
+    let topo = bell(2);
+    let mut capped = flow(0, 2, 1_000_000, Time::ZERO);
+    capped.demand = Some(2e9);
+    let flows = vec![capped.clone(), capped, flow(1, 3, 1_000_000, Time::ZERO)];
+    let cfg = FlowSimConfig {
+        classes: true,
+        ..Default::default()
+    };
+    let r = run(&topo, &flows, &[], &cfg).unwrap();
+    let want = [4e-3, 4e-3, 8e6 / 6e9];
+    for (e, w) in ends(&r).iter().zip(want) {
+        let want = Time::from_secs_f64(w) + Time::from_us(3);
+        assert!(e.0.abs_diff(want.0) <= 2, "end {e} want {want}");
+    }
+}
