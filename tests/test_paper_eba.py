@@ -26,3 +26,22 @@ def test_eba_fig9_smoke_lrc_is_work_conserving_and_keeps_xs_guarantee(tmp_path: 
         assert abs(r["x_mbps"] / r["x_expected_mbps"] - 1) < 0.05, r
         assert abs(r["total_mbps"] / 900 - 1) < 0.05, r
         assert r["x_mbps"] > 0.95 * 450, r
+
+
+def test_eba_fig7_smoke_lrc_converges_with_lost_control_packets(tmp_path: Path) -> None:
+    # eBA §VI-C / Fig. 7: Y (weight 2) joins X (weight 1) with 2% and 50% of the control
+    # packets lost on their round trip. The paper: the rates still converge, a lost packet
+    # only delays an update. The mechanism: a lost packet costs its VM-flow one step of
+    # Eq. (15) and changes no fixed point, so the settled rates keep the weights' ratio 1:2
+    # (the issue's bar: within 5%), and since a lossy run takes a subset of the lossless run's
+    # steps (about half of them at 50%), it cannot converge faster than with no loss.
+    console = Console(record=True, width=132)
+    result = get("eba-fig7").run("smoke", tmp_path, console)
+    check_smoke("eba-fig7", result, tmp_path)
+    by_loss = {r["round_trip_loss"]: r for r in result.rows}
+    assert sorted(by_loss) == [0.0, 0.02, 0.5]
+    for loss in (0.02, 0.5):
+        r = by_loss[loss]
+        assert abs(r["ratio"] / 2 - 1) < 0.05, r
+        assert r["convergence_s"] < float("inf"), r
+    assert by_loss[0.5]["convergence_s"] >= by_loss[0.0]["convergence_s"], by_loss
