@@ -65,3 +65,22 @@ def test_eba_fig6_smoke_speed_and_overshoot_follow_the_damping(tmp_path: Path) -
     assert fast["overshoot"] < min(slow["overshoot"], mid["overshoot"]), r
     for row in result.rows:
         assert abs(row["x_mbps"] / 450 - 1) < 0.05 and abs(row["y_mbps"] / 450 - 1) < 0.05, row
+
+
+def test_eba_fig12_smoke_lrc_holds_the_guarantee_tcp_like_favours_x(tmp_path: Path) -> None:
+    # eBA §VII-C / Fig. 12: X guaranteed 600 Mb/s, Y (none, same weight) joins halfway.
+    # LRC: X's limit is max(B, v) ≥ 600 Mb/s and the rate factors steer the load to μC, so once
+    # the loop has settled after Y joins (the last half of the run) X holds its guarantee:
+    # held at ≥ 95% of it (the oracle with guarantees gives X exactly 600). Not asserted, and
+    # reported: the dip while Y's limit ramps past its share and the full link's ECN marks
+    # make X's guest TCP yield (fig12.py, docs/systems/eba.md). TCP-like (ElasticSwitch as
+    # recalled): X's limit never falls below its guarantee either, but the limits do not
+    # keep the link below capacity, so X's guest TCP backs off on the marks Y's traffic
+    # causes and X may stay below 600 (the paper: its limit "gets below the guarantee");
+    # what the baseline still promises is that X, with the floor, gets more than Y.
+    console = Console(record=True, width=132)
+    result = get("eba-fig12").run("smoke", tmp_path, console)
+    check_smoke("eba-fig12", result, tmp_path)
+    r = {row["scheme"]: row for row in result.rows}
+    assert r["lrc"]["x_mbps"] >= 0.95 * 600, r["lrc"]
+    assert r["tcp_like"]["x_mbps"] > r["tcp_like"]["y_mbps"], r["tcp_like"]
