@@ -26,3 +26,61 @@ def test_eba_fig9_smoke_lrc_is_work_conserving_and_keeps_xs_guarantee(tmp_path: 
         assert abs(r["x_mbps"] / r["x_expected_mbps"] - 1) < 0.05, r
         assert abs(r["total_mbps"] / 900 - 1) < 0.05, r
         assert r["x_mbps"] > 0.95 * 450, r
+
+
+def test_eba_fig7_smoke_lrc_converges_with_lost_control_packets(tmp_path: Path) -> None:
+    # eBA §VI-C / Fig. 7: Y (weight 2) joins X (weight 1) with 2% and 50% of the control
+    # packets lost on their round trip. The paper: the rates still converge, a lost packet
+    # only delays an update. The mechanism: a lost packet costs its VM-flow one step of
+    # Eq. (15) and changes no fixed point, so the settled rates keep the weights' ratio 1:2
+    # (the issue's bar: within 5%), and since a lossy run takes a subset of the lossless run's
+    # steps (about half of them at 50%), it cannot converge faster than with no loss.
+    console = Console(record=True, width=132)
+    result = get("eba-fig7").run("smoke", tmp_path, console)
+    check_smoke("eba-fig7", result, tmp_path)
+    by_loss = {r["round_trip_loss"]: r for r in result.rows}
+    assert sorted(by_loss) == [0.0, 0.02, 0.5]
+    for loss in (0.02, 0.5):
+        r = by_loss[loss]
+        assert abs(r["ratio"] / 2 - 1) < 0.05, r
+        assert r["convergence_s"] < float("inf"), r
+    assert by_loss[0.5]["convergence_s"] >= by_loss[0.0]["convergence_s"], by_loss
+
+
+def test_eba_fig6_smoke_speed_and_overshoot_follow_the_damping(tmp_path: Path) -> None:
+    # eBA §VI-A / Fig. 6 with §III-D's linearization (s² + αs + αβ: ζ = ½√(α/β), time
+    # constant 1/(ζω_n) = 2/α): (α, β) = (1, 2), (2, 4), (4, 4) have ζ = 0.354, 0.354, 0.5 and
+    # time constants 2, 1, 0.5 s. The theory's ordering: convergence (1, 2) slowest, then
+    # (2, 4), then (4, 4); and (4, 4), the best damped, overshoots least. The packet run (X
+    # joining Y, equal weights) is held to that ordering — the overshoot seen as Y's dip below
+    # its share, the part of the limits' excursion a link shows (fig6.py) — and each settles
+    # at the equal shares 450 / 450 Mb/s within 5%. The theory predicts no order between
+    # (1, 2) and (2, 4)'s overshoots (the same ζ), so none is asserted.
+    console = Console(record=True, width=132)
+    result = get("eba-fig6").run("smoke", tmp_path, console)
+    check_smoke("eba-fig6", result, tmp_path)
+    r = {(row["alpha"], row["beta"]): row for row in result.rows}
+    slow, mid, fast = r[(1.0, 2.0)], r[(2.0, 4.0)], r[(4.0, 4.0)]
+    assert slow["convergence_s"] > mid["convergence_s"] > fast["convergence_s"], r
+    assert fast["overshoot"] < min(slow["overshoot"], mid["overshoot"]), r
+    for row in result.rows:
+        assert abs(row["x_mbps"] / 450 - 1) < 0.05 and abs(row["y_mbps"] / 450 - 1) < 0.05, row
+
+
+def test_eba_fig12_smoke_lrc_holds_the_guarantee_tcp_like_favours_x(tmp_path: Path) -> None:
+    # eBA §VII-C / Fig. 12: X guaranteed 600 Mb/s, Y (none, same weight) joins halfway.
+    # LRC: X's limit is max(B, v) ≥ 600 Mb/s and the rate factors steer the load to μC, so once
+    # the loop has settled after Y joins (the last half of the run) X holds its guarantee:
+    # held at ≥ 95% of it (the oracle with guarantees gives X exactly 600). Not asserted, and
+    # reported: the dip while Y's limit ramps past its share and the full link's ECN marks
+    # make X's guest TCP yield (fig12.py, docs/systems/eba.md). TCP-like (ElasticSwitch as
+    # recalled): X's limit never falls below its guarantee either, but the limits do not
+    # keep the link below capacity, so X's guest TCP backs off on the marks Y's traffic
+    # causes and X's throughput may stay below 600 (564 Mb/s at smoke scale, measured);
+    # what the baseline still promises is that X, with the floor, gets more than Y.
+    console = Console(record=True, width=132)
+    result = get("eba-fig12").run("smoke", tmp_path, console)
+    check_smoke("eba-fig12", result, tmp_path)
+    r = {row["scheme"]: row for row in result.rows}
+    assert r["lrc"]["x_mbps"] >= 0.95 * 600, r["lrc"]
+    assert r["tcp_like"]["x_mbps"] > r["tcp_like"]["y_mbps"], r["tcp_like"]

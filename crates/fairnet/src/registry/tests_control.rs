@@ -141,6 +141,103 @@ fn control_rate_limit_spaces_a_burst() {
     assert_eq!(rtts.borrow().len(), 40, "all came back");
 }
 
+#[test]
+fn a_lossy_network_drops_control_packets_at_each_port_with_the_given_probability() {
+    // `control.loss = p`: every port drops each control packet reaching it with probability p,
+    // independently. One flow across a dumbbell (host 0 → swA → swB → host 1) pings for
+    // 20 ms (~860 pings: its congestion control asks for the next 10 µs after the last), each
+    // crossing three links out and three back, so a ping returns with probability (1 − p)^6
+    // (p = 0.1: 0.531). Binomial counts, held within 5 standard deviations of their means:
+    // the returns, out of the pings host 0's NIC received (every one reaches it); and each
+    // link's drops out of the control packets that reached it. No data packet is sent, so
+    // every drop is a control packet's. The draws are seeded by the run's seed: the same seed
+    // gives the same run, another a different one. p = 0 loses nothing (every ping comes
+    // back but the last, which may be on its way); p outside [0, 1) is refused naming the
+    // field.
+    let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(128 * 1024));
+    let topo = dumbbell(1, link, link).unwrap();
+    let flows = vec![FlowSpec::new(
+        NodeId(0),
+        NodeId(1),
+        Bytes(1_000_000),
+        Time::ZERO,
+    )];
+    let run = |loss: f64, seed: u64| {
+        let mut cfg = PacketConfig {
+            seed,
+            ..PacketConfig::default()
+        };
+        cfg.control.loss = loss;
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+        let rtts = Rc::new(RefCell::new(Vec::new()));
+        let cc = Pinger {
+            cwnd: 0,
+            every: Time::from_us(10).0,
+            next: 0,
+            rtts: rtts.clone(),
+        };
+        sim.set_congestion_control(FlowId(0), Box::new(cc)).unwrap();
+        // Pings leave at 0, 10, …, 19,990 µs; the last is back long before 20.1 ms.
+        let r = sim.run_until(Time::from_us(20_100)).unwrap();
+        let returned = rtts.borrow().len();
+        (returned, r.links)
+    };
+    let p = 0.1;
+    let (returned, links) = run(p, 7);
+    // Link 2 is host 0's NIC (dumbbell: bottleneck pair first, then access links).
+    let reached =
+        |l: &crate::engine::packet::records::LinkRecord| l.ctrl_tx_bytes / 64 + l.ctrl_drops;
+    let nic = links.iter().find(|l| l.link == LinkId(2)).unwrap();
+    let sent = reached(nic) as f64;
+    assert!(sent > 500.0, "{sent} pings");
+    let within = |count: f64, n: f64, q: f64, what: &str| {
+        let (mean, sd) = (n * q, (n * q * (1.0 - q)).sqrt());
+        assert!(
+            (count - mean).abs() <= 5.0 * sd,
+            "{what}: {count} against {mean} ± 5·{sd:.1}"
+        );
+    };
+    within(returned as f64, sent, (1.0 - p).powi(6), "pings returned");
+    let mut crossed = 0;
+    for l in &links {
+        assert_eq!(
+            l.drops, l.ctrl_drops,
+            "link {:?}: only control packets",
+            l.link
+        );
+        if reached(l) > 0 {
+            crossed += 1;
+            let n = reached(l) as f64;
+            within(l.ctrl_drops as f64, n, p, &format!("link {:?}", l.link));
+        }
+    }
+    assert_eq!(crossed, 6, "three links out, three back");
+    let drops = |links: &[crate::engine::packet::records::LinkRecord]| {
+        links.iter().map(|l| l.ctrl_drops).collect::<Vec<_>>()
+    };
+    let (again, links_again) = run(p, 7);
+    assert_eq!((again, drops(&links_again)), (returned, drops(&links)));
+    let (_, other) = run(p, 8);
+    assert_ne!(drops(&other), drops(&links), "another seed, other draws");
+    let (lossless, links0) = run(0.0, 7);
+    let nic0 = links0.iter().find(|l| l.link == LinkId(2)).unwrap();
+    let out = reached(nic0);
+    assert!(
+        out - lossless as u64 <= 1,
+        "{lossless} of {out} pings came back (the last may be on its way)"
+    );
+    assert!(links0.iter().all(|l| l.drops == 0));
+    for bad in [1.0, -0.1] {
+        let mut cfg = PacketConfig::default();
+        cfg.control.loss = bad;
+        let err = PacketSim::from_config(&topo, &flows, cfg).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            format!("packet config.control.loss: must be in [0, 1), got {bad}")
+        );
+    }
+}
+
 /// Logs, for every flow's first control packet, each port it leaves (`0` out, `1` reflected)
 /// and each `on_reverse` call (`2`), as `(flow, link, what)`.
 struct PathLog {

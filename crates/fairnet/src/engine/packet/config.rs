@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 /// the port's queueing discipline (data and ACKs), and rate-limited to `rate` × line rate by
 /// a token bucket of `burst` bytes (s-PERC §7.1: "control packets are prioritized at every
 /// link, but rate-limited to a fraction (2%-5%) of the link capacity").
+///
+/// With `loss` > 0 every port also drops each control packet that reaches it with that
+/// probability (forward and reflected alike), drawn from a generator seeded by the run's
+/// `seed`: a lossy network for control packets only, the data packets untouched.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ControlConfig {
@@ -30,6 +34,10 @@ pub struct ControlConfig {
     pub burst: Bytes,
     /// Bytes of control packets a port may hold; more are dropped (default 16 KB).
     pub buffer: Bytes,
+    /// Probability, in [0, 1), that a port drops a control packet reaching it, independently
+    /// at every port (default 0: none). A packet crossing `k` links in all is lost with
+    /// probability `1 − (1 − loss)^k`. Counted in the link's `ctrl_drops` and `drops`.
+    pub loss: f64,
 }
 
 impl Default for ControlConfig {
@@ -39,6 +47,7 @@ impl Default for ControlConfig {
             rate: 0.02,
             burst: Bytes(1024),
             buffer: Bytes(16 * 1024),
+            loss: 0.0,
         }
     }
 }
@@ -84,6 +93,12 @@ impl ControlConfig {
                     "{} is smaller than one control packet ({})",
                     self.buffer, self.size
                 ),
+            ));
+        }
+        if !(0.0..1.0).contains(&self.loss) {
+            return Err(Error::invalid(
+                format!("{at}.loss"),
+                format!("must be in [0, 1), got {}", self.loss),
             ));
         }
         Ok(())

@@ -68,7 +68,8 @@ pub struct LinkRecord {
     /// Wire bytes of control packets transmitted (also in `tx_bytes`).
     #[serde(default)]
     pub ctrl_tx_bytes: u64,
-    /// Control packets dropped because the port's control FIFO was full (also in `drops`).
+    /// Control packets dropped because the port's control FIFO was full or, with
+    /// `control.loss`, lost at random (also in `drops`).
     #[serde(default)]
     pub ctrl_drops: u64,
     /// Largest queue length seen, in bytes.

@@ -22,8 +22,8 @@
 //! | Algorithm 2 in fluid form, §VI-B, §VII-C's VM-level simulator; reservation and best effort | VM-flow rate limits on the flow engine's exact allocation | [`flow_level`] |
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
-//! Still to come (issue 23): a control-loss option (Fig. 7) and the remaining paper entries;
-//! the flow-level LRC is another branch's.
+//! Lost control packets (Fig. 7) are the packet engine's `control.loss`; the paper entries
+//! are in `python/fairnet/paper/eba/` (Fig. 13 still to come, issue 23).
 //!
 //! **Choices the paper leaves open, and why:**
 //! - One guarantee `B` per VM for egress and ingress alike: §II-A gives each VM one "throughput

@@ -379,6 +379,7 @@ impl<S: SchemeSet> PacketSim<S> {
             shim_out: Vec::new(),
             pfc,
             halted: false,
+            ctrl_loss_rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ CTRL_LOSS_SALT),
         })
     }
 }

@@ -61,6 +61,8 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::topo::{PathSelector, Routing, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -220,6 +222,10 @@ struct SwitchMemory {
     peak: u64,
 }
 
+/// Mixed into the run's seed for the control-loss generator, so that its draws are not those
+/// of another generator seeded with the same number.
+const CTRL_LOSS_SALT: u64 = 0x6C6F_7373_6374_726C; // "lossctrl"
+
 /// A packet-level simulation of one topology and flow list, running the schemes of `S`.
 pub struct PacketSim<S: SchemeSet> {
     cfg: EngineConfig,
@@ -258,6 +264,10 @@ pub struct PacketSim<S: SchemeSet> {
     pfc: Option<Box<pfc::Pfc>>,
     /// The run stopped for good (a PFC deadlock): the run loops return.
     halted: bool,
+    /// Draws the control packets a lossy network drops
+    /// ([`super::config::ControlConfig::loss`]); seeded by the run's seed, drawn from only
+    /// when the loss is positive.
+    ctrl_loss_rng: ChaCha8Rng,
 }
 
 impl<S: SchemeSet> PacketSim<S> {

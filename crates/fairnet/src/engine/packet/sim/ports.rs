@@ -45,7 +45,10 @@ impl<S: SchemeSet> PacketSim<S> {
             let ctrl = port
                 .ctrl
                 .get_or_insert_with(|| Box::new(CtrlQueue::new(&self.cfg.control, rate)));
-            if ctrl.bytes + wire > ctrl.buffer {
+            // A full control FIFO drops it; so does a lossy network (`control.loss`).
+            let lost = self.cfg.control.loss > 0.0
+                && self.ctrl_loss_rng.gen::<f64>() < self.cfg.control.loss;
+            if lost || ctrl.bytes + wire > ctrl.buffer {
                 port.stats.ctrl_drops += 1;
                 drop_packet(&mut port.stats, &mut self.c, &mut self.pool, id);
                 return;
