@@ -16,6 +16,7 @@ pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{
     all_to_all_flows, exponential_deadlines, incast_flows, permutation_flows, poisson_flows,
+    window_arrivals, Arrivals,
 };
 
 use crate::alloc::ProblemInput;

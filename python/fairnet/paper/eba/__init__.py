@@ -1,6 +1,6 @@
 """eBA (Liu, Guo, Huang & Lui, IEEE/ACM ToN 2017): the paper-registry entries reproducing its
 §VII evaluation, in the order ``fairnet paper list`` shows them — at packet level (Figs. 8–9,
-Table III; ``common`` holds what they share) and at flow level (§VII-B's time parameters,
+Table III, Fig. 13; ``common`` holds what they share) and at flow level (§VII-B's time parameters,
 Figs. 10–11, and §VII-C's MapReduce shuffle study, Fig. 14; ``flowlevel`` holds the flow-level
 runs they share)."""
 
@@ -9,8 +9,9 @@ from __future__ import annotations
 from fairnet.paper.eba.fig8 import ENTRY as FIG8
 from fairnet.paper.eba.fig9 import ENTRY as FIG9
 from fairnet.paper.eba.fig10_11 import ENTRY as FIG10_11
+from fairnet.paper.eba.fig13 import ENTRY as FIG13
 from fairnet.paper.eba.fig14 import ENTRY as FIG14
 from fairnet.paper.eba.table3 import ENTRY as TABLE3
 from fairnet.paper.entry import Entry
 
-ENTRIES: list[Entry] = [FIG8, FIG9, TABLE3, FIG10_11, FIG14]
+ENTRIES: list[Entry] = [FIG8, FIG9, TABLE3, FIG10_11, FIG13, FIG14]
