@@ -84,7 +84,10 @@ pub fn window_arrivals(
         ));
     }
     if mean_size.0 == 0 {
-        return Err(Error::invalid("mean_size", "expected a positive size, got 0"));
+        return Err(Error::invalid(
+            "mean_size",
+            "expected a positive size, got 0",
+        ));
     }
     if end <= start {
         return Err(Error::invalid(
@@ -95,7 +98,10 @@ pub fn window_arrivals(
     if src == dst {
         return Err(Error::invalid(
             "dst",
-            format!("the flows' source and destination are the same host {}", src.0),
+            format!(
+                "the flows' source and destination are the same host {}",
+                src.0
+            ),
         ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -311,15 +317,27 @@ mod tests {
         // in [5 s, 15 s), sorted, tagged. Seeds fixed (7).
         let (a, b) = (Time::from_ms(5000), Time::from_ms(15000));
         let mean = Bytes(200_000);
-        let poisson =
-            window_arrivals(NodeId(1), NodeId(3), 4, 2000.0, mean, a, b, Arrivals::Poisson, 7)
-                .unwrap();
-        assert!((poisson.len() as f64 / 20_000.0 - 1.0).abs() < 0.03, "{}", poisson.len());
+        let poisson = window_arrivals(
+            NodeId(1),
+            NodeId(3),
+            4,
+            2000.0,
+            mean,
+            a,
+            b,
+            Arrivals::Poisson,
+            7,
+        )
+        .unwrap();
+        assert!(
+            (poisson.len() as f64 / 20_000.0 - 1.0).abs() < 0.03,
+            "{}",
+            poisson.len()
+        );
         let per = Arrivals::PerPeriod {
             period: Time::from_ms(1000),
         };
-        let uniform =
-            window_arrivals(NodeId(1), NodeId(3), 4, 2000.0, mean, a, b, per, 7).unwrap();
+        let uniform = window_arrivals(NodeId(1), NodeId(3), 4, 2000.0, mean, a, b, per, 7).unwrap();
         assert_eq!(uniform.len(), 20_000);
         for second in 5..15u64 {
             let n = uniform
@@ -329,9 +347,13 @@ mod tests {
             assert_eq!(n, 2000, "second {second}");
         }
         for flows in [&poisson, &uniform] {
-            assert!(flows.iter().all(|f| f.start >= a && f.start < b && f.size.0 >= 1));
+            assert!(flows
+                .iter()
+                .all(|f| f.start >= a && f.start < b && f.size.0 >= 1));
             assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
-            assert!(flows.iter().all(|f| f.tag == 4 && f.src == NodeId(1) && f.dst == NodeId(3)));
+            assert!(flows
+                .iter()
+                .all(|f| f.tag == 4 && f.src == NodeId(1) && f.dst == NodeId(3)));
             let m = flows.iter().map(|f| f.size.0 as f64).sum::<f64>() / flows.len() as f64;
             assert!((m / 200_000.0 - 1.0).abs() < 0.03, "mean {m}");
         }
@@ -344,8 +366,22 @@ mod tests {
         let odd = Arrivals::PerPeriod {
             period: Time::from_ms(100),
         };
-        assert!(err(w(5.0, odd)).starts_with("period:"), "{}", err(w(5.0, odd)));
-        let back = window_arrivals(NodeId(1), NodeId(3), 0, 5.0, mean, b, a, Arrivals::Poisson, 1);
+        assert!(
+            err(w(5.0, odd)).starts_with("period:"),
+            "{}",
+            err(w(5.0, odd))
+        );
+        let back = window_arrivals(
+            NodeId(1),
+            NodeId(3),
+            0,
+            5.0,
+            mean,
+            b,
+            a,
+            Arrivals::Poisson,
+            1,
+        );
         assert!(err(back).starts_with("end:"));
     }
 }
