@@ -470,6 +470,9 @@ pub fn run_with_progress(
     }
 }
 
+/// Named run counters (`RunOutput::counters`).
+type Counters = Vec<(&'static str, f64)>;
+
 /// eBA at flow level from a scenario ([`run_flows`]): the engine's results, eBA's counters
 /// (updates made, the distance from the oracle: [`oracle_distance`]) and whether the rate
 /// samples were asked for (without `engine.rate_interval` the run samples every τ_r for the
@@ -480,7 +483,7 @@ fn run_eba_flows(
     eba: &EbaPacketConfig,
     cfg: &FlowSimConfig,
     progress: &Progress,
-) -> Result<(flow::FlowSimResults, Vec<(&'static str, f64)>, bool)> {
+) -> Result<(flow::FlowSimResults, Counters, bool)> {
     let recorded = cfg.rate_interval.is_some();
     let sampled = FlowSimConfig {
         rate_interval: cfg.rate_interval.or(Some(eba.lrc.tau_r)),
@@ -517,7 +520,7 @@ fn packet_eba_counters(
     rows: &[RunRow],
     paths: &[Vec<LinkId>],
     samples: &[RateSample],
-) -> Result<Vec<(&'static str, f64)>> {
+) -> Result<Counters> {
     let plan = VmPlan::new(&cfg.eba, topo, flows)?;
     let ends: Vec<Option<Time>> = rows.iter().map(|r| r.end).collect();
     let paths: Vec<Vec<u32>> = paths
