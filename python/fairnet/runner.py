@@ -17,7 +17,9 @@ Output directory layout:
   throughput against the max-min reference, simulated time, events, completeness; the rounds
   engine adds a ``rounds`` block (convergence rounds, N1/N2/N∞, the 6·N2 bound check) and
   ``warnings``, a packet run with Söze senders a ``soze`` block (Lemma 3.2's runtime check) and
-  ``warnings``; ``complete``: every flow finished; ``partial``: the run stopped before its end
+  ``warnings``, an eBA run (packet or flow) an ``eba`` block (its VM-flows' distance from the
+  oracle's allocation with guarantees, ``fairnet::systems::eba::oracle``); ``complete``:
+  every flow finished; ``partial``: the run stopped before its end
   (``interrupted`` by Ctrl-C, or a ``failure``), so it is never counted as done;
   ``files``: the outputs this run wrote,
 - ``provenance.json`` — what made the run and what varies from one run to the next
@@ -449,6 +451,7 @@ def _summary(cols: dict[str, np.ndarray], out: dict[str, Any]) -> dict[str, Any]
         "counters": dict(out["counters"]),
         **_rounds_summary(cols, out),
         **_soze_summary(out),
+        **_eba_summary(out),
     }
 
 
@@ -555,6 +558,49 @@ def _soze_summary(out: dict[str, Any]) -> dict[str, Any]:
             f"in {block['lemma_3_2_flows']} of {block['flows']} flows"
         )
     return {"soze": block, "warnings": warnings}
+
+
+def _eba_summary(out: dict[str, Any]) -> dict[str, Any]:
+    """An eBA run (packet ``host_shim = "eba"`` or flow ``[engine.eba]``): its ``eba`` block,
+    the VM-flows' distance from the oracle's allocation with guarantees over the run's last
+    settled stretch (``fairnet::systems::eba::oracle``: Jain's index of the rates against the
+    oracle's, the largest relative error, the window); ``oracle_distance`` is null when no
+    VM-flow was open over a sampled window."""
+    c = out["counters"]
+    if "eba_oracle_vm_flows" not in c:
+        return {}
+    block: dict[str, Any] = {}
+    if "eba_vm_updates" in c:
+        block["vm_updates"] = int(c["eba_vm_updates"])
+        block["link_updates"] = int(c["eba_link_updates"])
+    if c["eba_oracle_vm_flows"] > 0:
+        block["oracle_distance"] = {
+            "vm_flows": int(c["eba_oracle_vm_flows"]),
+            "jain_vs_oracle": float(c["eba_oracle_jain"]),
+            "max_rel_error": float(c["eba_oracle_max_rel_error"]),
+            "window_s": [
+                float(c["eba_oracle_window_start_s"]),
+                float(c["eba_oracle_window_end_s"]),
+            ],
+        }
+    else:
+        block["oracle_distance"] = None
+    return {"eba": block}
+
+
+def _eba_html(e: dict[str, Any] | None) -> str:
+    """The report's line on an eBA run's distance from the oracle (empty without eBA)."""
+    if not e:
+        return ""
+    d = e.get("oracle_distance")
+    if not d:
+        return "<p>eBA: no VM-flow was open over a sampled window: no distance from the oracle.</p>"
+    a, b = d["window_s"]
+    return (
+        f"<p>eBA: {d['vm_flows']} VM-flows over {a:.6g}–{b:.6g} s against the oracle's "
+        "weighted max-min allocation with guarantees (Eqs. 1–2, capacities μ·C): Jain's index "
+        f"{d['jain_vs_oracle']:.4f}, largest relative error {d['max_rel_error']:.2%}.</p>"
+    )
 
 
 def _soze_html(s: dict[str, Any] | None) -> str:
@@ -701,6 +747,7 @@ td,th{{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:right}}</style>
 
 
 {_soze_html(summary.get("soze"))}
+{_eba_html(summary.get("eba"))}
 <h2>FCT slowdown by flow size</h2>
 <table><tr><th>size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th></tr>{rows}</table>
 {img}

@@ -101,3 +101,52 @@ def describe(spec: ProblemSpec) -> str:
         f"{len(spec.flow_ids):,} flows on {len(spec.link_ids):,} links, "
         f"mean path {mean_len:.2f} links"
     )
+
+
+def window_arrivals(
+    src: int,
+    dst: int,
+    *,
+    rate: float,
+    mean_size: int,
+    start_s: float,
+    end_s: float,
+    tag: int = 0,
+    period_s: float | None = None,
+    seed: int = 1,
+) -> list[dict[str, Any]]:
+    """Flows from host ``src`` to host ``dst`` starting in ``[start_s, end_s)`` at ``rate``
+    flows a second, sizes exponential with mean ``mean_size`` bytes, as inline flow rows
+    (``src``, ``dst``, ``size``, ``start``, ``tag``) for a ``kind = "flows"`` workload.
+
+    Arrivals are a Poisson process, or with ``period_s`` exactly ``rate · period_s`` flows
+    (a whole number) at uniformly random times in every period (eBA §VII-C's short flows:
+    "generated uniformly at random in each second"). Deterministic for a given seed
+    (``fairnet::workload::window_arrivals``)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise InputError(f"seed: expected an integer in [0, 2^64), got {seed!r}")
+    for name, v in (("src", src), ("dst", dst), ("tag", tag), ("mean_size", mean_size)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**32:
+            raise InputError(f"{name}: expected a non-negative integer, got {v!r}")
+    for name, s in (("start_s", start_s), ("end_s", end_s), ("period_s", period_s or 0.0)):
+        if not (0.0 <= s < float("inf")):
+            raise InputError(f"{name}: expected a non-negative time in seconds, got {s!r}")
+    period = 0 if period_s is None else round(period_s * 1e12)
+    try:
+        d = _core.window_arrival_flows(
+            src,
+            dst,
+            tag,
+            rate,
+            mean_size,
+            round(start_s * 1e12),
+            round(end_s * 1e12),
+            period,
+            seed,
+        )
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    return [
+        {"src": src, "dst": dst, "size": f"{int(size)}B", "start": f"{int(t)}ps", "tag": tag}
+        for size, t in zip(d["size"], d["start_ps"], strict=True)
+    ]

@@ -6,11 +6,54 @@ use fairnet::engine::Progress;
 use fairnet::ids::{LinkId, NodeId};
 use fairnet::systems::soze::policy::JobSumPreserving;
 use fairnet::units::{Bytes, Rate, Time};
-use fairnet::workload::{poisson_flows, FlowSpec, SizeCdf};
+use fairnet::workload::{poisson_flows, window_arrivals, Arrivals, FlowSpec, SizeCdf};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::Path;
+
+/// Flows from `src` to `dst` in `[start_ps, end_ps)` at `rate` a second, exponential sizes of
+/// mean `mean_size` (`fairnet::workload::window_arrivals`); `period_ps` 0 for Poisson arrivals,
+/// else that many flows per period at uniformly random times: arrays size, start_ps.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn window_arrival_flows<'py>(
+    py: Python<'py>,
+    src: u32,
+    dst: u32,
+    tag: u32,
+    rate: f64,
+    mean_size: u64,
+    start_ps: u64,
+    end_ps: u64,
+    period_ps: u64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let arrivals = if period_ps == 0 {
+        Arrivals::Poisson
+    } else {
+        Arrivals::PerPeriod {
+            period: Time(period_ps),
+        }
+    };
+    let flows = window_arrivals(
+        NodeId(src),
+        NodeId(dst),
+        tag,
+        rate,
+        Bytes(mean_size),
+        Time(start_ps),
+        Time(end_ps),
+        arrivals,
+        seed,
+    )
+    .map_err(value_error)?;
+    let d = PyDict::new(py);
+    let col = |f: &dyn Fn(&FlowSpec) -> i64| flows.iter().map(f).collect::<Vec<i64>>();
+    d.set_item("size", col(&|f| f.size.0 as i64).into_pyarray(py))?;
+    d.set_item("start_ps", col(&|f| f.start.0 as i64).into_pyarray(py))?;
+    Ok(d)
+}
 
 /// Poisson flows at `load` on the hosts of a topology, sizes from a CDF file: arrays
 /// src, dst, size, start_ps.
@@ -433,6 +476,7 @@ fn flow_parking_lot_bench<'py>(
 /// Registers this module's functions on `fairnet._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(poisson_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(window_arrival_flows, m)?)?;
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add_function(wrap_pyfunction!(flow_incremental_bench, m)?)?;
     m.add_function(wrap_pyfunction!(flow_parking_lot_bench, m)?)?;

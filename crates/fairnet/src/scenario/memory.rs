@@ -89,7 +89,7 @@ pub fn estimate_memory(s: &Scenario, base_dir: &Path) -> Result<MemoryEstimate> 
     let sampled_flows = flows.min(hosts);
     let links = topo.num_links() as u64;
     let (rate_rows, queue_rows) = match &s.engine {
-        EngineSpec::Flow(cfg) => match (cfg.rate_interval, s.stop_at.or(cfg.stop_at)) {
+        EngineSpec::Flow(cfg) => match (cfg.sim.rate_interval, s.stop_at.or(cfg.sim.stop_at)) {
             (Some(interval), Some(horizon)) => (samples(horizon, interval) * sampled_flows, 0),
             _ => (0, 0),
         },

@@ -58,6 +58,7 @@ use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
 use crate::registry::{FlowTransport, PacketConfig, TransportKind};
+use crate::systems::eba::vms::EbaPacketConfig;
 use crate::systems::sperc::RoundsSpec;
 use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT};
 use crate::topo::{Topology, TopologySpec};
@@ -305,14 +306,44 @@ pub enum WeightSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineSpec {
-    /// The flow-level (fluid) engine ([`FlowSimConfig`] fields).
-    Flow(FlowSimConfig),
+    /// The flow-level (fluid) engine ([`FlowSimConfig`] fields, and eBA's `[engine.eba]`).
+    Flow(FlowEngineSpec),
     /// The packet-level engine ([`PacketConfig`] fields).
     Packet(PacketConfig),
     /// The control-message engine with an s-PERC-family algorithm ([`RoundsSpec`] fields).
     Rounds(RoundsSpec),
     /// The model engine: a registered ODE, DDE or map model ([`ModelSpec`] fields).
     Model(ModelSpec),
+}
+
+/// The flow engine's section: the engine's own parameters ([`FlowSimConfig`], at the top of
+/// `[engine]`) and, optionally, eBA's VMs and rate control (`[engine.eba]`, the same table as
+/// at packet level: [`EbaPacketConfig`]), which runs the flows as VM-flows under LRC,
+/// reservation or best effort ([`crate::systems::eba::flow_level::run_flows`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct FlowEngineSpec {
+    /// The fluid engine's parameters.
+    #[serde(flatten)]
+    pub sim: FlowSimConfig,
+    /// eBA at flow level. Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eba: Option<EbaPacketConfig>,
+}
+
+// By hand rather than `#[serde(flatten)]` on the way in: a flattened struct ignores the keys
+// it does not know, and a misspelt engine field must stay an error.
+impl<'de> Deserialize<'de> for FlowEngineSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let eba = map
+            .remove("eba")
+            .map(serde_json::from_value::<EbaPacketConfig>)
+            .transpose()
+            .map_err(de::Error::custom)?;
+        let sim = FlowSimConfig::deserialize(serde_json::Value::Object(map))
+            .map_err(de::Error::custom)?;
+        Ok(FlowEngineSpec { sim, eba })
+    }
 }
 
 /// A whole scenario.
@@ -468,6 +499,7 @@ impl Scenario {
             return Ok(());
         }
         self.check_slice_sections()?;
+        self.check_flow_eba()?;
         let rounds = matches!(self.engine, EngineSpec::Rounds(_));
         match (&self.matrix, &self.topology, &self.workload) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
@@ -532,6 +564,29 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+
+    /// eBA at flow level (`[engine.eba]` with `engine.kind = "flow"`) sets every VM-flow's
+    /// weight and guarantee itself (Eqs. 1–2): no `[weights]` policy, `weight_changes` or
+    /// `[[slices]]` beside it; its own fields are valid (errors name `engine.eba.…`).
+    fn check_flow_eba(&self) -> Result<()> {
+        let EngineSpec::Flow(FlowEngineSpec { eba: Some(eba), .. }) = &self.engine else {
+            return Ok(());
+        };
+        for (section, given) in [
+            ("weights", self.weights != WeightSpec::Equal),
+            ("weight_changes", !self.weight_changes.is_empty()),
+            ("slices", !self.slices.is_empty()),
+        ] {
+            if given {
+                return Err(Error::invalid(
+                    section,
+                    "eBA sets every VM-flow's weight from its VMs (Eq. 1): remove this \
+                     section or [engine.eba]",
+                ));
+            }
+        }
+        eba.validate("engine.eba")
     }
 
     /// `[[slices]]` and `decision_slot` go with the flow or packet engine, set every weight

@@ -5,14 +5,17 @@ use super::{EngineSpec, Scenario};
 use crate::alloc::Problem;
 use crate::engine::flow::{self, FlowSimConfig, FluidFlow, RateSample, WeightChange};
 use crate::engine::model::ModelRun;
-use crate::engine::packet::{QdiscGaugeSample, QueueSample};
+use crate::engine::packet::{QdiscGaugeSample, QueueRecord, QueueSample, RecordConfig};
 use crate::engine::rounds::{random_matrix, RoundsOutcome};
 use crate::engine::Progress;
 use crate::error::{Error, Result};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::metrics::{ideal_fct, reference_ideal_fct, wire_bytes};
 use crate::registry::rounds::run_rounds;
-use crate::registry::PacketSim;
+use crate::registry::{HostShimKind, PacketConfig, PacketSim, TransportKind};
+use crate::systems::eba::flow_level::run_flows;
+use crate::systems::eba::oracle::{oracle_distance, OracleDistance};
+use crate::systems::eba::vms::{EbaPacketConfig, VmPlan};
 use crate::systems::uranus::flow_level::{
     absolute_deadlines, run_slices, run_slices_with_progress,
 };
@@ -211,18 +214,27 @@ pub fn run_with_progress(
                 .collect();
             Ok(rounds_output(rows, &o, t0))
         }
-        EngineSpec::Flow(cfg) => {
-            let mut cfg = cfg.clone();
+        EngineSpec::Flow(spec) => {
+            let mut cfg = spec.sim.clone();
             cfg.stop_at = s.stop_at.or(cfg.stop_at);
             if let Some(stop_at) = cfg.stop_at {
                 progress.set_horizon(stop_at);
             }
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
             let mut counters = Vec::new();
-            let r = match s.slice_set(flows)? {
+            let mut rates_wanted = true;
+            let r = match (&spec.eba, s.slice_set(flows)?) {
+                // eBA's VM-flows under LRC, reservation or best effort (systems::eba).
+                (Some(eba), _) => {
+                    let (r, eba_counters, recorded) =
+                        run_eba_flows(topo, flows, eba, &cfg, progress)?;
+                    counters.extend(eba_counters);
+                    rates_wanted = recorded;
+                    r
+                }
                 // Uranus's slices: the scheduler's weights every decision slot, each slot's
                 // exact weighted max-min allocation in between (systems::uranus::flow_level).
-                Some((set, slot)) => {
+                (None, Some((set, slot))) => {
                     let run = run_slices_with_progress(
                         topo,
                         &fluid,
@@ -237,7 +249,7 @@ pub fn run_with_progress(
                     counters.push(("slice_weight_sum_max_error", run.max_sum_error));
                     run.sim
                 }
-                None => flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
+                (None, None) => flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
                     .map_err(in_engine)?,
             };
             counters.insert(0, ("rate_updates", r.rate_updates as f64));
@@ -256,7 +268,7 @@ pub fn run_with_progress(
                 wall_seconds: t0.elapsed().as_secs_f64(),
                 counters,
                 maxmin_end,
-                rates: r.rates,
+                rates: if rates_wanted { r.rates } else { Vec::new() },
                 links: Vec::new(),
                 maxmin_rates: Vec::new(),
                 failure: None,
@@ -269,7 +281,19 @@ pub fn run_with_progress(
         EngineSpec::Packet(cfg) => {
             let mut cfg = cfg.clone();
             cfg.flow_transports = s.flow_transports();
-            let mut sim = PacketSim::from_config(topo, flows, cfg.clone()).map_err(in_engine)?;
+            // An eBA run samples its flows every τ_r for its distance from the oracle even when
+            // the scenario records nothing (the samples are then not reported).
+            let eba = cfg.host_shim == HostShimKind::Eba;
+            let sample_for_eba = eba && !cfg.record.as_ref().is_some_and(|r| r.flows);
+            let mut sim_cfg = cfg.clone();
+            if sample_for_eba {
+                sim_cfg.record = Some(RecordConfig {
+                    interval: cfg.eba.lrc.tau_r,
+                    flows: true,
+                    queues: cfg.record.as_ref().map_or(QueueRecord::None, |r| r.queues),
+                });
+            }
+            let mut sim = PacketSim::from_config(topo, flows, sim_cfg).map_err(in_engine)?;
             for (i, c) in changes.iter().enumerate() {
                 sim.schedule_weight(c.time, FlowId(c.flow), c.weight)
                     .map_err(|e| Error::invalid(format!("weight_changes[{i}]"), e.to_string()))?;
@@ -325,6 +349,21 @@ pub fn run_with_progress(
                 });
             }
             let wall_seconds = t0.elapsed().as_secs_f64();
+            let samples: Vec<RateSample> = sim
+                .flow_samples()
+                .iter()
+                .map(|x| RateSample {
+                    time: x.time,
+                    flow: x.flow.0,
+                    rate: x.throughput,
+                    send_rate: x.send_rate,
+                })
+                .collect();
+            let eba_counters = if eba {
+                packet_eba_counters(topo, flows, &cfg, &rows, &paths, &samples)?
+            } else {
+                Vec::new()
+            };
             let reference = FlowSimConfig {
                 header_bytes: cfg.header.0,
                 mtu: cfg.mtu.0,
@@ -416,6 +455,7 @@ pub fn run_with_progress(
             ];
             counters.extend(crate::registry::cc::scheme_counters(&sim, flows.len()));
             counters.extend(slice_counters);
+            counters.extend(eba_counters);
             Ok(RunOutput {
                 rows,
                 engine: "packet",
@@ -425,16 +465,7 @@ pub fn run_with_progress(
                 wall_seconds,
                 counters,
                 maxmin_end,
-                rates: sim
-                    .flow_samples()
-                    .iter()
-                    .map(|x| RateSample {
-                        time: x.time,
-                        flow: x.flow.0,
-                        rate: x.throughput,
-                        send_rate: x.send_rate,
-                    })
-                    .collect(),
+                rates: if sample_for_eba { Vec::new() } else { samples },
                 queues: sim.queue_samples().to_vec(),
                 qdisc_gauges: sim.qdisc_gauge_samples().to_vec(),
                 links,
@@ -447,6 +478,85 @@ pub fn run_with_progress(
             })
         }
     }
+}
+
+/// Named run counters (`RunOutput::counters`).
+type Counters = Vec<(&'static str, f64)>;
+
+/// eBA at flow level from a scenario ([`run_flows`]): the engine's results, eBA's counters
+/// (updates made, the distance from the oracle: [`oracle_distance`]) and whether the rate
+/// samples were asked for (without `engine.rate_interval` the run samples every τ_r for the
+/// distance alone and they are not reported).
+fn run_eba_flows(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    eba: &EbaPacketConfig,
+    cfg: &FlowSimConfig,
+    progress: &Progress,
+) -> Result<(flow::FlowSimResults, Counters, bool)> {
+    let recorded = cfg.rate_interval.is_some();
+    let sampled = FlowSimConfig {
+        rate_interval: cfg.rate_interval.or(Some(eba.lrc.tau_r)),
+        ..cfg.clone()
+    };
+    let run = run_flows(topo, flows, eba, &sampled, progress).map_err(in_engine)?;
+    let mut counters = vec![
+        ("eba_vm_updates", run.vm_updates as f64),
+        ("eba_link_updates", run.link_updates as f64),
+    ];
+    let plan = VmPlan::new(eba, topo, flows)?;
+    let ends: Vec<Option<Time>> = run.sim.flows.iter().map(|f| f.end).collect();
+    let demands = vec![f64::INFINITY; flows.len()];
+    let d = oracle_distance(
+        topo,
+        &plan,
+        eba.lrc.mu,
+        flows,
+        &ends,
+        &run.paths,
+        &demands,
+        &run.sim.rates,
+    );
+    counters.extend(OracleDistance::counters(d.as_ref()));
+    Ok((run.sim, counters, recorded))
+}
+
+/// A packet run's eBA counters: its VM-flows' distance from the oracle ([`oracle_distance`];
+/// a constant-rate flow wants its `udp_rate`, the others are backlogged).
+fn packet_eba_counters(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    cfg: &PacketConfig,
+    rows: &[RunRow],
+    paths: &[Vec<LinkId>],
+    samples: &[RateSample],
+) -> Result<Counters> {
+    let plan = VmPlan::new(&cfg.eba, topo, flows)?;
+    let ends: Vec<Option<Time>> = rows.iter().map(|r| r.end).collect();
+    let paths: Vec<Vec<u32>> = paths
+        .iter()
+        .map(|p| p.iter().map(|l| l.0).collect())
+        .collect();
+    let demands: Vec<f64> = (0..flows.len())
+        .map(|i| match cfg.flow_transports.get(i).copied().flatten() {
+            Some(t) if t.kind == TransportKind::Udp => {
+                let line = topo.link(topo.out_links(flows[i].src)[0]).capacity;
+                t.udp_rate.or(cfg.udp_rate).unwrap_or(line).bps()
+            }
+            _ => f64::INFINITY,
+        })
+        .collect();
+    let d = oracle_distance(
+        topo,
+        &plan,
+        cfg.eba.lrc.mu,
+        flows,
+        &ends,
+        &paths,
+        &demands,
+        samples,
+    );
+    Ok(OracleDistance::counters(d.as_ref()))
 }
 
 /// The counters of a packet run driven by Uranus's slices (NaN where nothing was measured).

@@ -122,7 +122,7 @@ fn flow_scenario_runs_at_the_oracle_rates() {
             let f = &flows[r.flow as usize];
             let mut route = Vec::new();
             let sel = crate::topo::PathSelector::FlowHash {
-                seed: cfg.ecmp_seed,
+                seed: cfg.sim.ecmp_seed,
                 flow: r.flow as u64,
             };
             routing.path_into(f.src, f.dst, sel, &mut route).unwrap();

@@ -47,6 +47,7 @@
 use super::config::{relaxed_period, LrcConfig};
 use super::guarantee::{GuaranteeTable, Placement, VmFlow};
 use super::model::{factor_step, objective, rate_step};
+use super::vms::{EbaPacketConfig, RateControl, VmPlan};
 use crate::engine::flow::{
     run_with, ActiveFlow, FlowSimConfig, FlowSimResults, FluidFlow, LinkLoad, WeightPolicy,
 };
@@ -506,5 +507,75 @@ pub fn run(
         vm_updates,
         link_updates,
         vm_flows,
+    })
+}
+
+/// A scenario's flows as VM-flows under eBA at flow level (`engine.kind = "flow"` with
+/// `[engine.eba]`): the VMs of `eba.vms` are placed on `topo` and every flow belongs to its
+/// tenant's (its `tag`'s) VMs on its two hosts, exactly as at packet level
+/// ([`super::vms::VmPlan`]); `eba.rate_control` picks LRC, reservation or best effort
+/// (ElasticSwitch's TCP-like control reacts to losses and marks, which the fluid engine does
+/// not have: refused). The flows' paths are their VM pairs' (per-VM-pair ECMP with
+/// `sim.ecmp_seed`). Errors name `engine.eba.…`, the VM or the flow.
+pub fn run_flows(
+    topo: &Topology,
+    flows: &[FlowSpec],
+    eba: &EbaPacketConfig,
+    sim: &FlowSimConfig,
+    progress: &Progress,
+) -> Result<FlowLevelRun> {
+    eba.validate("engine.eba")?;
+    let control = match eba.rate_control {
+        RateControl::Lrc => Control::Lrc,
+        RateControl::Reservation => Control::Reservation,
+        RateControl::BestEffort => Control::BestEffort,
+        RateControl::TcpLike => {
+            return Err(Error::invalid(
+                "engine.eba.rate_control",
+                "tcp_like reacts to losses and ECN marks, which the flow engine does not \
+                 have: run it with engine.kind = \"packet\"",
+            ))
+        }
+    };
+    if eba.vms.is_empty() {
+        return Err(Error::invalid(
+            "engine.eba.vms",
+            "eBA at flow level needs at least one VM",
+        ));
+    }
+    let plan = VmPlan::new(eba, topo, flows)?;
+    let transfers: Vec<VmTransfer> = flows
+        .iter()
+        .zip(&plan.pair_of)
+        .map(|(f, &p)| {
+            let pair = plan.pairs[p as usize];
+            VmTransfer {
+                src_vm: pair.src,
+                dst_vm: pair.dst,
+                size: f.size,
+                start: f.start,
+                tag: f.tag,
+                demand: None,
+            }
+        })
+        .collect();
+    let cfg = FlowLevelConfig {
+        control,
+        lrc: eba.lrc.clone(),
+        initial_rate: eba.initial_rate.bps(),
+        ecmp_seed: sim.ecmp_seed,
+        feedback_delay: false,
+    };
+    let placement = plan.table.borrow().placement().clone();
+    run(topo, &placement, &transfers, &cfg, sim, progress).map_err(|e| match e {
+        // A transfer is the scenario's flow of the same index.
+        Error::Invalid { at, msg } => match at
+            .strip_prefix("transfers[")
+            .and_then(|i| i.strip_suffix(']'))
+        {
+            Some(i) => Error::invalid(format!("flow {i}"), msg),
+            None => Error::Invalid { at, msg },
+        },
+        other => other,
     })
 }

@@ -19,11 +19,12 @@
 //! | §II-A VMs, tenants; Algorithm 1 over a run | the scenario's `[eba]` section, flows to VM-flows, the shared guarantee table | [`vms`] |
 //! | §VII at packet level | the issue's packet checks | `packet_tests.rs` |
 //! | — | the named model `eba_lrc` (one bottleneck) of `fairnet model list` | [`model::SingleLink`] |
-//! | Algorithm 2 in fluid form, §VI-B, §VII-C's VM-level simulator; reservation and best effort | VM-flow rate limits on the flow engine's exact allocation | [`flow_level`] |
+//! | Algorithm 2 in fluid form, §VI-B, §VII-C's VM-level simulator; reservation and best effort | VM-flow rate limits on the flow engine's exact allocation; from a scenario (`engine.kind = "flow"` with `[engine.eba]`) | [`flow_level`] ([`flow_level::run_flows`]) |
+//! | issue 23 "Beyond the paper" | every run's VM-flows against the oracle's allocation with guarantees | [`oracle`] |
 //! | §III Theorems 1–2, Propositions 1–2, Eq. (12) | checked numerically against the oracle and the closed forms | `model_tests.rs` |
 //!
 //! Lost control packets (Fig. 7) are the packet engine's `control.loss`; the paper entries
-//! are in `python/fairnet/paper/eba/` (Fig. 13 still to come, issue 23).
+//! are in `python/fairnet/paper/eba/`.
 //!
 //! **Choices the paper leaves open, and why:**
 //! - One guarantee `B` per VM for egress and ingress alike: §II-A gives each VM one "throughput
@@ -57,9 +58,12 @@ pub mod config;
 pub mod flow_level;
 pub mod guarantee;
 pub mod model;
+pub mod oracle;
 pub mod shim;
 pub mod vms;
 
+#[cfg(test)]
+mod flow_level_scenario_tests;
 #[cfg(test)]
 mod flow_level_tests;
 #[cfg(test)]

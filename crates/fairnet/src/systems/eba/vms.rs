@@ -115,7 +115,9 @@ impl Default for TcpLikeConfig {
     }
 }
 
-/// The `[eba]` section of a packet scenario (used with `host_shim = "eba"`).
+/// The `[engine.eba]` section of a packet scenario (used with `host_shim = "eba"`) or of a
+/// flow scenario (eBA at flow level, [`super::flow_level::run_flows`]; `tcp_like` and its
+/// table are packet level only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EbaPacketConfig {
