@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 import fairnet
-from fairnet.hpcc import read_fct, run_py_scenario
-from fairnet.runner import SIZE_BINS, slowdown_by_size
+from fairnet.hpcc import match_fct, read_fct, run_py_scenario
+from fairnet.runner import slowdown_by_size
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "hpcc_ns3"
 #: maxRtt of the k = 4 fat-tree at 100 Gb/s and 1 µs (the simulator prints it): 6 hops out
@@ -37,8 +37,9 @@ MAX_RTT_NS = 12_480
 #: fct_<case>_<cc>.txt, its pfc.txt pfc_<case>_<cc>.txt).
 CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "smoke30": ("smoke30.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
-    "load30": ("flows30.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
-    "load50": ("flows50.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
+    "smoke50": ("smoke50.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
+    "flows30": ("flows30.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
+    "flows50": ("flows50.txt", ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")),
 }
 
 
@@ -64,24 +65,24 @@ def buckets(size: np.ndarray, slowdown: np.ndarray) -> list[dict[str, Any]]:
     return rows
 
 
-def reference(case: str, cc: str) -> list[dict[str, Any]]:
-    t = read_fct(DATA / f"fct_{case}_{cc}.txt")
-    return buckets(t["size"].to_numpy(), t["slowdown"].to_numpy())
+def reference(case: str, cc: str) -> Any:
+    """The simulator's fct.txt of ``case`` under ``run.py --cc cc``."""
+    return read_fct(DATA / f"fct_{case}_{cc}.txt")
 
 
 def fairnet_run(case: str, cc: str, seed: int = 0, engine: dict | None = None) -> Any:
     flows, _ = CASES[case]
-    sc = run_py_scenario(
-        DATA / "fat4.txt", DATA / flows, cc, max_rtt_ns=MAX_RTT_NS, seed=seed
-    )
+    sc = run_py_scenario(DATA / "fat4.txt", DATA / flows, cc, max_rtt_ns=MAX_RTT_NS, seed=seed)
     if engine:
         sc["engine"] = sc["engine"] | engine  # type: ignore[operator]
     return fairnet.run(sc)
 
 
-def ours(r: Any) -> list[dict[str, Any]]:
-    f = r.flows
-    return buckets(f["size"].to_numpy(), f["slowdown_ref"].fill_null(np.nan).to_numpy())
+def ours(r: Any, fct: Any) -> list[dict[str, Any]]:
+    """A fairnet run's buckets, each flow's FCT (to the ACK of its last byte) over the
+    simulator's standalone FCT of the same flow (:func:`fairnet.hpcc.match_fct`)."""
+    f = match_fct(r.flows, fct)
+    return buckets(f["size"].to_numpy(), f["slowdown_ns3"].fill_null(np.nan).to_numpy())
 
 
 def fmt(row: dict[str, Any]) -> str:
@@ -115,19 +116,20 @@ def main(argv: list[str]) -> int:
     out: dict[str, Any] = {}
     for case in args.cases:
         for cc in CASES[case][1]:
-            theirs = reference(case, cc)
+            fct = reference(case, cc)
+            theirs = buckets(fct["size"].to_numpy(), fct["slowdown"].to_numpy())
             mine: dict[str, list[dict]] = {}
             for seed in range(args.seeds):
                 t0 = time.monotonic()
                 mine[f"fairnet s{seed}" if args.seeds > 1 else "fairnet"] = ours(
-                    fairnet_run(case, cc, seed)
+                    fairnet_run(case, cc, seed), fct
                 )
                 print(f"[{case} {cc} seed {seed}: {time.monotonic() - t0:.1f} s]", file=sys.stderr)
             for label, eng in extras.items():
                 if eng.get("cc", cc) != cc:
                     continue
                 eng = {k: v for k, v in eng.items() if k != "cc"}
-                mine[label] = ours(fairnet_run(case, cc, 0, eng))
+                mine[label] = ours(fairnet_run(case, cc, 0, eng), fct)
             print(table(case, cc, theirs, mine), "\n")
             out[f"{case}/{cc}"] = {"ns3": theirs, **mine}
     if args.json:
