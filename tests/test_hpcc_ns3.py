@@ -12,8 +12,8 @@ last byte and is divided by the simulator's standalone FCT of the same flow
 
 The case is the smallest that shows every scheme's behaviour in every size bucket: 496 flows
 at 30% load (64 / 199 / 80 / 153 flows below 10 KB, to 100 KB, to 1 MB, above), about 1 s of
-CPU per scheme. The figures docs/validation.md sets side by side come from the
-larger cases (2,114 flows at 30% and 50%) in the same directory, through
+CPU per scheme. docs/validation.md sets the larger case at 30%
+(2,114 flows) and the 496 flows at 50% side by side through
 ``scripts/hpcc_ns3_validation.py``.
 
 Tolerances, and why. The two simulators run the same algorithms on the same flows, but not
