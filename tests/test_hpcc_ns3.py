@@ -174,3 +174,16 @@ def test_incast_pauses_beside_the_simulators_pfc_txt(
         assert 1 / 3 <= n_ours / n_theirs <= 3, msg
     last = f["fct_ack_s"].max() / f["fct_ns3_s"].max()
     assert 1 / 1.2 <= last <= 1.2, f"{msg}; last FCT ratio {last:.3f}"
+
+
+def test_bad_input_is_one_line_naming_what_is_wrong() -> None:
+    # An unknown run.py congestion control, and a simulator fct.txt of another flow list (the
+    # incast's flows against the smoke case's file: none of the 15 flows is in it).
+    from fairnet.errors import InputError
+    from fairnet.hpcc import run_py_engine
+
+    with pytest.raises(InputError, match="cc: unknown run.py congestion control 'bbr'"):
+        run_py_engine("bbr", max_rtt_ns=MAX_RTT_NS)
+    run = fairnet.run(_scenario("incast.txt", "hp"))
+    with pytest.raises(InputError, match=r"fct.txt: 496 of its 496 lines match no flow"):
+        match_fct(run.flows, read_fct(DATA / "fct_smoke30_hp.txt"))

@@ -245,7 +245,8 @@ def match_fct(flows: pl.DataFrame, fct: pl.DataFrame) -> pl.DataFrame:
     the run's packets carry more header bytes than the simulator counts in its standalone
     FCT). Flows are matched by source, destination, size and start (to 2 ns: the simulator
     rounds the start seconds of its flow list to nanoseconds); a flow unfinished in either
-    has a null there."""
+    has a null there; a line of ``fct`` that matches no flow is an error (another flow
+    list)."""
     import polars as pl
 
     theirs = fct.select(
@@ -259,9 +260,10 @@ def match_fct(flows: pl.DataFrame, fct: pl.DataFrame) -> pl.DataFrame:
     j = flows.join(theirs, on=["src", "dst", "size"], how="left")
     close = (pl.col("start_s") - pl.col("start_ns3_s")).abs() < 2e-9
     j = j.filter(close | pl.col("start_ns3_s").is_null())
-    if j.height != flows.height:
+    matched = j.filter(pl.col("start_ns3_s").is_not_null()).height
+    if j.height != flows.height or matched != fct.height:
         raise InputError(
-            f"fct.txt: {j.height} of the run's {flows.height} flows match one line of it "
-            "(same src, dst, size and start): is it the same flow list?"
+            f"fct.txt: {fct.height - matched} of its {fct.height} lines match no flow of the "
+            "run (same src, dst, size and start): is it the same flow list?"
         )
     return j.with_columns((pl.col("fct_ack_s") / pl.col("standalone_fct_s")).alias("slowdown_ns3"))
