@@ -34,6 +34,24 @@
 //! completion event is per byte sent, so a faster flow grows faster) — the unfairness Zhu et
 //! al. (CoNEXT 2016, "ECN or Delay") analyse.
 //!
+//! **Variants** (`[timely] variant`): `paper` (the default, above) and `hpcc_ns3`, the TIMELY
+//! of HPCC's ns-3 simulator (alibaba-edu/High-Precision-Congestion-Control, commit 9f4be2a,
+//! `rdma-hw.cc`'s `UpdateRateTimely`), which a side-by-side check against that simulator runs
+//! (docs/validation.md). It differs in when and how much the rate grows:
+//!
+//! - one completion event per RTT of data instead of per `segment`: an ACK that acknowledges
+//!   data sent after the previous event (`ack_seq > m_lastUpdateSeq`, then `m_lastUpdateSeq =
+//!   snd_nxt`), as HPCC's reference window; `segment` is unused;
+//! - every increase counts towards HAI, those below `T_low` included (its `m_incStage`): the
+//!   increase is `δ` while fewer than `hai_after` increases came since the last decrease, then
+//!   `hai_n·δ` (its `RATE_HAI`, 5·δ in its `run.py`); any decrease restarts the count. In
+//!   `paper`, an RTT below `T_low` adds `δ` and restarts the count, and HAI comes at the
+//!   `hai_after`-th consecutive non-positive gradient.
+//!
+//! On a fabric whose RTTs stay below `T_low` (µs-scale RTTs against 50 µs) the first rule
+//! makes `paper` grow by `δ` per 16 KB — at 100 Gb/s ten times per RTT, at 1 Gb/s once per ten
+//! RTTs — and the second keeps it from ever reaching HAI there.
+//!
 //! Our choices where the paper is silent or is about hardware: the RTT is the engine's per-ACK
 //! sample (the echoed send timestamp; Timely's NIC timestamps the segment's completion), taken
 //! from the ACK that completes a segment; a flow starts at the NIC's line rate (as eRPC's Timely
@@ -46,6 +64,19 @@ use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
 use crate::error::{Error, Result};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+
+/// Which TIMELY runs (module doc, "Variants").
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelyVariant {
+    /// Timely Algorithm 1, a completion event per `segment` (the default).
+    #[default]
+    Paper,
+    /// HPCC's ns-3 simulator: an event per RTT of data, every increase counting towards HAI.
+    HpccNs3,
+}
 
 /// TIMELY's parameters (`[timely]` table of the packet config).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -74,6 +105,8 @@ pub struct TimelyConfig {
     pub min_rtt: Option<Time>,
     /// Lowest rate (default 100 Mb/s).
     pub min_rate: Rate,
+    /// `paper` (default) or `hpcc_ns3` (module doc, "Variants").
+    pub variant: TimelyVariant,
 }
 
 impl Default for TimelyConfig {
@@ -89,6 +122,7 @@ impl Default for TimelyConfig {
             segment: Bytes(16_000),
             min_rtt: Some(Time::from_us(20)),
             min_rate: Rate(100_000_000),
+            variant: TimelyVariant::Paper,
         }
     }
 }
@@ -153,8 +187,13 @@ pub struct Timely {
     rate: f64,
     prev_rtt: Option<f64>,
     rtt_diff: f64,
-    neg_events: u32,
+    /// Events counted towards HAI (`paper`: consecutive non-positive gradients; `hpcc_ns3`:
+    /// increases since the last decrease).
+    hai_count: u32,
+    /// Bytes acknowledged since the last completion event (`paper`).
     acked: u64,
+    /// The sender's `snd_nxt` at the last completion event (`hpcc_ns3`).
+    last_update_seq: u64,
 }
 
 impl Timely {
@@ -169,8 +208,9 @@ impl Timely {
             rate: line,
             prev_rtt: None,
             rtt_diff: 0.0,
-            neg_events: 0,
+            hai_count: 0,
             acked: 0,
+            last_update_seq: 0,
         }
     }
 
@@ -188,24 +228,40 @@ impl Timely {
         let c = &self.cfg;
         self.rtt_diff = (1.0 - c.alpha) * self.rtt_diff + c.alpha * (new_rtt - prev);
         let gradient = self.rtt_diff / self.min_rtt;
-        let delta = c.delta.bps();
-        if new_rtt < c.t_low.0 as f64 {
-            self.rate += delta;
-            self.neg_events = 0;
+        let below_t_low = new_rtt < c.t_low.0 as f64;
+        let cut = if below_t_low {
+            None
         } else if new_rtt > c.t_high.0 as f64 {
-            self.rate *= 1.0 - c.beta * (1.0 - c.t_high.0 as f64 / new_rtt);
-            self.neg_events = 0;
+            Some(1.0 - c.beta * (1.0 - c.t_high.0 as f64 / new_rtt))
         } else if gradient <= 0.0 {
-            self.neg_events = self.neg_events.saturating_add(1);
-            let n = if self.neg_events >= c.hai_after {
-                c.hai_n
-            } else {
-                1
-            };
-            self.rate += n as f64 * delta;
+            None
         } else {
-            self.rate *= (1.0 - c.beta * gradient).max(0.0);
-            self.neg_events = 0;
+            Some((1.0 - c.beta * gradient).max(0.0))
+        };
+        if let Some(factor) = cut {
+            self.rate *= factor;
+            self.hai_count = 0;
+        } else {
+            let hai = match c.variant {
+                // Algorithm 1: below T_low, +δ (the count restarts); a non-positive gradient
+                // adds N·δ, N = hai_n from the hai_after-th such event in a row.
+                TimelyVariant::Paper if below_t_low => {
+                    self.hai_count = 0;
+                    false
+                }
+                TimelyVariant::Paper => {
+                    self.hai_count = self.hai_count.saturating_add(1);
+                    self.hai_count >= c.hai_after
+                }
+                // rdma-hw.cc: `m_incStage < 5 ? RATE_AI : RATE_HAI`, then `m_incStage++`.
+                TimelyVariant::HpccNs3 => {
+                    let hai = self.hai_count >= c.hai_after;
+                    self.hai_count = self.hai_count.saturating_add(1);
+                    hai
+                }
+            };
+            let n = if hai { c.hai_n } else { 1 };
+            self.rate += n as f64 * c.delta.bps();
         }
         self.rate = self.rate.clamp(self.min_rate, self.line);
     }
@@ -213,13 +269,27 @@ impl Timely {
 
 impl CongestionControl for Timely {
     fn on_ack(&mut self, a: &AckInfo<'_>) {
-        self.acked += a.acked;
-        if self.acked < self.cfg.segment.0 {
-            return;
-        }
-        if let Some(rtt) = a.rtt {
-            self.acked = 0;
-            self.on_completion(rtt);
+        match self.cfg.variant {
+            TimelyVariant::Paper => {
+                self.acked += a.acked;
+                if self.acked < self.cfg.segment.0 {
+                    return;
+                }
+                if let Some(rtt) = a.rtt {
+                    self.acked = 0;
+                    self.on_completion(rtt);
+                }
+            }
+            TimelyVariant::HpccNs3 => {
+                // `if (ack_seq > m_lastUpdateSeq)`: the first ACK of data sent after the
+                // last event closes one RTT.
+                if a.cum_ack > self.last_update_seq {
+                    if let Some(rtt) = a.rtt {
+                        self.on_completion(rtt);
+                    }
+                    self.last_update_seq = a.snd_nxt;
+                }
+            }
         }
     }
 
@@ -281,6 +351,54 @@ mod tests {
         let before = t.rate();
         t.on_completion(Time::from_us(10));
         assert!((t.rate() - before - 10e6).abs() < 1e3, "{}", t.rate());
+    }
+
+    #[test]
+    fn hpcc_ns3_variant_updates_once_per_rtt_and_counts_every_increase_towards_hai() {
+        // The simulator's UpdateRateTimely: an event only for an ACK of data sent after the
+        // previous event (snd_nxt then); the first event records the RTT. An RTT of 1000 µs
+        // (> T_high = 500 µs) cuts by β·(1 − 500/1000) = 40%: 100 → 60 Gb/s. Then six events
+        // below T_low: increases 1–5 add δ (10 Mb/s), the sixth 5·δ (HAI once five increases
+        // came since the cut): 60 Gb/s + 10·δ = 60.1 Gb/s. The paper variant adds δ six
+        // times there (below T_low the HAI count restarts): 60.06 Gb/s.
+        let ack = |cum_ack: u64, snd_nxt: u64, rtt_us: u64| AckInfo {
+            now: Time::ZERO,
+            acked: 1000,
+            cum_ack,
+            snd_nxt,
+            in_flight: snd_nxt - cum_ack,
+            ece: false,
+            max_qdelay: Time::ZERO,
+            int: &[],
+            rtt: Some(Time::from_us(rtt_us)),
+            in_recovery: false,
+            word: 0,
+        };
+        let cfg = TimelyConfig {
+            variant: TimelyVariant::HpccNs3,
+            ..TimelyConfig::default()
+        };
+        let mut t = Timely::new(&cfg, &ctx());
+        t.on_ack(&ack(1_000, 10_000, 10)); // first event: records 10 µs
+        t.on_ack(&ack(5_000, 10_000, 1000)); // data sent before the event: no event
+        assert_eq!(t.rate(), 100e9);
+        t.on_ack(&ack(11_000, 20_000, 1000)); // one RTT later: cut by 40%
+        assert!((t.rate() - 60e9).abs() < 1e3, "{}", t.rate());
+        for k in 0..6 {
+            let cum = 21_000 + 10_000 * k;
+            t.on_ack(&ack(cum, cum + 9_000, 10));
+        }
+        assert!(
+            (t.rate() - (60e9 + 10.0 * 10e6)).abs() < 1e3,
+            "{}",
+            t.rate()
+        );
+
+        let mut p = Timely::new(&TimelyConfig::default(), &ctx());
+        for rtt in [10, 1000, 10, 10, 10, 10, 10, 10] {
+            p.on_completion(Time::from_us(rtt));
+        }
+        assert!((p.rate() - (60e9 + 6.0 * 10e6)).abs() < 1e3, "{}", p.rate());
     }
 
     #[test]
