@@ -11,7 +11,7 @@
 //! port_agent = "none"      # none | int | rcp | sperc | eba (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
 //! host_shim = "none"       # none | wvcc | acdc | scc | eba (hypervisor shims over the transport)
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
-//! routing = "ecmp"         # ecmp | host_pair | spray | first
+//! routing = "ecmp"         # ecmp | host_pair | spray | flowcell | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
 //! seed = 1
 //! [tcp]
@@ -382,7 +382,7 @@ impl PacketConfig {
     /// Checks value ranges; errors name the field (`packet config.tcp.init_cwnd`).
     pub fn validate(&self) -> Result<()> {
         let at = |f: &str| format!("packet config.{f}");
-        if self.two_way_control() && self.routing == RoutingMode::Spray {
+        if self.two_way_control() && self.routing.per_packet() {
             return Err(Error::invalid(
                 at("sperc.two_way"),
                 "two-way control updates send reflected control packets back along the \
