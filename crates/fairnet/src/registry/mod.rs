@@ -299,6 +299,7 @@ impl SchemeSet for Builtin {
             HostShimKind::None => None,
             HostShimKind::Wvcc => Some(Box::new(cfg.wvcc.build(mss, init_cwnd))),
             HostShimKind::Acdc => Some(Box::new(cfg.acdc.build(mss, init_cwnd))),
+            HostShimKind::Scc => Some(Box::new(cfg.scc.build(mss, init_cwnd))),
             HostShimKind::Eba => EbaShim::for_host(&self.eba_plan, &cfg.eba, node)
                 .map(|s| Box::new(s) as Box<dyn HostShim>),
         })

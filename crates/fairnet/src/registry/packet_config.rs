@@ -9,9 +9,9 @@
 //! transport = "dctcp"      # dctcp | reno | reno_ecn | cubic | udp | soze | hpcc | delay_aimd | dcqcn | pfabric | rcp | timely | sperc
 //! qdisc = { kind = "ecn", k = { packets = 15 } }
 //! port_agent = "none"      # none | int | rcp | sperc | eba (HPCC needs "int", RCP "rcp", s-PERC* "sperc")
-//! host_shim = "none"       # none | wvcc | acdc | eba (hypervisor shims over the transport)
+//! host_shim = "none"       # none | wvcc | acdc | scc | eba (hypervisor shims over the transport)
 //! qdelay_lpf = "10us"      # optional: Söze §4's "sample" low-pass filter of maxQD
-//! routing = "ecmp"         # ecmp | host_pair | spray | first
+//! routing = "ecmp"         # ecmp | host_pair | spray | flowcell | first
 //! record = { interval = "10us", flows = true, queues = "queued" }  # optional time series
 //! seed = 1
 //! [tcp]
@@ -54,6 +54,7 @@ use crate::schemes::timely::TimelyConfig;
 use crate::systems::eba::vms::{EbaPacketConfig, RateControl};
 use crate::systems::soze::SozeConfig;
 use crate::systems::sperc::packet::SPercPacketConfig;
+use crate::systems::uranus::scc_shim::SccConfig;
 use crate::systems::uranus::wvcc::WvccConfig;
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
@@ -235,6 +236,8 @@ pub struct PacketConfig {
     pub wvcc: WvccConfig,
     /// AC/DC's parameters (used with `host_shim = "acdc"`).
     pub acdc: AcdcConfig,
+    /// SCC's virtual tunnels (used with `host_shim = "scc"`).
+    pub scc: SccConfig,
     /// D2TCP's parameters (used with `transport = "d2tcp"`).
     pub d2tcp: D2tcpConfig,
     /// L2DCT's parameters (used with `transport = "l2dct"`).
@@ -315,6 +318,7 @@ impl Default for PacketConfig {
             sperc: SPercPacketConfig::default(),
             wvcc: WvccConfig::default(),
             acdc: AcdcConfig::default(),
+            scc: SccConfig::default(),
             d2tcp: D2tcpConfig::default(),
             l2dct: L2dctConfig::default(),
             flow_transports: Vec::new(),
@@ -441,7 +445,7 @@ impl PacketConfig {
     /// Checks value ranges; errors name the field (`packet config.tcp.init_cwnd`).
     pub fn validate(&self) -> Result<()> {
         let at = |f: &str| format!("packet config.{f}");
-        if self.two_way_control() && self.routing == RoutingMode::Spray {
+        if self.two_way_control() && self.routing.per_packet() {
             return Err(Error::invalid(
                 at("sperc.two_way"),
                 "two-way control updates send reflected control packets back along the \
@@ -499,6 +503,7 @@ impl PacketConfig {
         self.sperc.validate(&at("sperc"))?;
         self.wvcc.validate(&at("wvcc"))?;
         self.acdc.validate(&at("acdc"))?;
+        self.scc.validate(&at("scc"))?;
         self.d2tcp.validate(&at("d2tcp"))?;
         self.l2dct.validate(&at("l2dct"))?;
         self.check_transport(self.transport, &at("port_agent"))?;

@@ -20,6 +20,11 @@ pub enum HostShimKind {
     /// ([`crate::schemes::acdc::Acdc`], [`super::PacketConfig::acdc`]). Use with ECN marking
     /// at the switches.
     Acdc,
+    /// SCC's virtual tunnels ([`crate::systems::uranus::scc_shim::SccShim`],
+    /// [`super::PacketConfig::scc`]): one weighted congestion control per (slice, host pair)
+    /// on its flows' aggregated ECN feedback, its window divided among them by weight (the
+    /// baseline of Uranus §2.4). Use with ECN marking at the switches.
+    Scc,
     /// eBA's host part ([`crate::systems::eba::shim::EbaShim`], [`super::PacketConfig::eba`]):
     /// per-VM-flow rate limits, by LRC (with `port_agent = "eba"`), static reservation or
     /// none (best effort).

@@ -57,9 +57,10 @@ use crate::engine::flow::{FlowSimConfig, WeightChange};
 use crate::engine::rounds::RandomMatrix;
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
-use crate::registry::{FlowTransport, PacketConfig, TransportKind};
+use crate::registry::{FlowTransport, HostShimKind, PacketConfig, TransportKind};
 use crate::systems::eba::vms::EbaPacketConfig;
 use crate::systems::sperc::RoundsSpec;
+use crate::systems::uranus::packet_level::SliceScheduler;
 use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT};
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Rate, Time};
@@ -388,6 +389,11 @@ pub struct Scenario {
     /// [`crate::systems::uranus::slices::DEFAULT_DECISION_SLOT`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_slot: Option<Time>,
+    /// Which scheduler weighs the slices' flows (with `[[slices]]`): `"uranus"` (default,
+    /// §3), `"scc"` (the baseline of §2.4: host-pair tunnels; packet engine with
+    /// `engine.host_shim = "scc"`) or `"none"` (every flow keeps its workload weight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice_scheduler: Option<SliceScheduler>,
 }
 
 fn default_name() -> String {
@@ -600,7 +606,31 @@ impl Scenario {
                     "a decision slot without [[slices]]: declare the slices or remove it",
                 ));
             }
+            if self.slice_scheduler.is_some() {
+                return Err(Error::invalid(
+                    "slice_scheduler",
+                    "a slice scheduler without [[slices]]: declare the slices or remove it",
+                ));
+            }
             return Ok(());
+        }
+        if self.slice_scheduler == Some(SliceScheduler::Scc) {
+            match &self.engine {
+                EngineSpec::Packet(c) if c.host_shim == HostShimKind::Scc => {}
+                EngineSpec::Packet(_) => {
+                    return Err(Error::invalid(
+                        "slice_scheduler",
+                        "\"scc\" runs SCC's virtual tunnels: set engine.host_shim = \"scc\"",
+                    ))
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        "slice_scheduler",
+                        "\"scc\" runs on the packet engine (its virtual tunnels are host \
+                         shims): set engine.kind = \"packet\"",
+                    ))
+                }
+            }
         }
         if !matches!(self.engine, EngineSpec::Flow(_) | EngineSpec::Packet(_)) {
             return Err(Error::invalid(

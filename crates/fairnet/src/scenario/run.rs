@@ -19,7 +19,7 @@ use crate::systems::eba::vms::{EbaPacketConfig, VmPlan};
 use crate::systems::uranus::flow_level::{
     absolute_deadlines, run_slices, run_slices_with_progress,
 };
-use crate::systems::uranus::packet_level::{PacketSliceReport, PacketSlices};
+use crate::systems::uranus::packet_level::{PacketSliceReport, PacketSlices, SliceScheduler};
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::Time;
@@ -234,7 +234,8 @@ pub fn run_with_progress(
                 }
                 // Uranus's slices: the scheduler's weights every decision slot, each slot's
                 // exact weighted max-min allocation in between (systems::uranus::flow_level).
-                (None, Some((set, slot))) => {
+                // Without a scheduler the flows keep their weights (SCC is refused earlier).
+                (None, Some((set, slot))) if s.slice_scheduler != Some(SliceScheduler::None) => {
                     let run = run_slices_with_progress(
                         topo,
                         &fluid,
@@ -249,7 +250,7 @@ pub fn run_with_progress(
                     counters.push(("slice_weight_sum_max_error", run.max_sum_error));
                     run.sim
                 }
-                (None, None) => flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
+                _ => flow::run_with_progress(topo, &fluid, &changes, &cfg, progress)
                     .map_err(in_engine)?,
             };
             counters.insert(0, ("rate_updates", r.rate_updates as f64));
@@ -281,6 +282,11 @@ pub fn run_with_progress(
         EngineSpec::Packet(cfg) => {
             let mut cfg = cfg.clone();
             cfg.flow_transports = s.flow_transports();
+            // SCC's tunnels group flows by slice: a tag's group is its slice.
+            let slice_groups = s.slices.iter().enumerate();
+            cfg.scc.tunnel_groups = slice_groups
+                .flat_map(|(i, sl)| sl.tags.iter().map(move |&t| (t, i as u32)))
+                .collect();
             // An eBA run samples its flows every τ_r for its distance from the oracle even when
             // the scenario records nothing (the samples are then not reported).
             let eba = cfg.host_shim == HostShimKind::Eba;
@@ -326,7 +332,8 @@ pub fn run_with_progress(
                         *slot,
                         cfg.mtu.0,
                         cfg.header.0,
-                    )?;
+                    )?
+                    .with_scheduler(s.slice_scheduler.unwrap_or_default());
                     let r = driver.run(&mut sim, horizon, progress);
                     slice_counters = packet_slice_counters(&driver.report());
                     r
@@ -380,8 +387,13 @@ pub fn run_with_progress(
             };
             let (maxmin_end, maxmin_rates) = match cfg.routing.data_selector(0, 0) {
                 // With slices the reference is Uranus's own target: the flow-level run of the
-                // same scheduler on the same paths (ends only).
-                Some(_) if !progress.is_cancelled() && slices.is_some() => {
+                // same scheduler on the same paths (ends only); under SCC too, as the ideal
+                // both schedulers are compared with. Without a scheduler, plain max-min.
+                Some(_)
+                    if !progress.is_cancelled()
+                        && slices.is_some()
+                        && s.slice_scheduler != Some(SliceScheduler::None) =>
+                {
                     let (set, slot) = slices.as_ref().expect("matched");
                     let mut fluid: Vec<FluidFlow> =
                         flows.iter().cloned().map(FluidFlow::new).collect();

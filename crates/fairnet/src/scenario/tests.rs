@@ -921,6 +921,70 @@ fn slices_in_a_packet_scenario_drive_wvcc() {
     assert!(jain > 0.0 && jain <= 1.0 + 1e-12, "{jain}");
 }
 
+/// The same slices under SCC (`slice_scheduler = "scc"`, `host_shim = "scc"`): each slice has
+/// one tunnel (one host pair) holding its one flow, so SCC's tunnel weights are `W_S` = 1 and
+/// 3 and the heavier flow ends first, as under Uranus. With `slice_scheduler = "none"` both
+/// keep their workload weight 1 and share host 1's link evenly: they end within 10% of each
+/// other, after the heavier one's end under a scheduler.
+#[test]
+fn slice_scheduler_scc_and_none_in_a_packet_scenario() {
+    let packet = |scheduler: &str, shim: &str| {
+        let text = SLICED
+            .replace(
+                "kind = \"flow\"",
+                &format!(
+                    "kind = \"packet\"\nhost_shim = \"{shim}\"\n\
+                     qdisc = {{ kind = \"ecn\", k = {{ packets = 65 }} }}"
+                ),
+            )
+            .replace(
+                "decision_slot = \"1ms\"",
+                &format!("decision_slot = \"1ms\"\nslice_scheduler = \"{scheduler}\""),
+            );
+        let s = from_toml(&text).unwrap();
+        let (topo, flows) = s.build(Path::new(".")).unwrap();
+        let out = run(&s, &topo, &flows).unwrap();
+        assert!(out.complete);
+        let end = |i: usize| out.rows[i].end.unwrap().as_secs_f64();
+        (end(0), end(1), counter(&out, "slice_weight_sum_max_error"))
+    };
+    let (a, b, sum_error) = packet("scc", "scc");
+    assert!(b < a && sum_error < 1e-12, "{a} {b}");
+    let (a0, b0, _) = packet("none", "wvcc");
+    assert!((a0 / b0 - 1.0).abs() < 0.1, "{a0} {b0}");
+    assert!(a0.min(b0) > b, "{a0} {b0} vs {b}");
+}
+
+#[test]
+fn slice_scheduler_errors_name_the_field() {
+    let build = |text: &str| {
+        from_toml(text)
+            .and_then(|s| s.build(Path::new(".")).map(|_| ()))
+            .unwrap_err()
+            .to_string()
+    };
+    let scc = SLICED.replace(
+        "decision_slot = \"1ms\"",
+        "decision_slot = \"1ms\"\nslice_scheduler = \"scc\"",
+    );
+    assert_eq!(
+        build(&scc),
+        "slice_scheduler: \"scc\" runs on the packet engine (its virtual tunnels are host \
+         shims): set engine.kind = \"packet\""
+    );
+    assert_eq!(
+        build(&scc.replace("kind = \"flow\"", "kind = \"packet\"")),
+        "slice_scheduler: \"scc\" runs SCC's virtual tunnels: set engine.host_shim = \"scc\""
+    );
+    let lone = FLOW_SCENARIO.replace("seed = 3", "seed = 3\nslice_scheduler = \"none\"");
+    assert_eq!(
+        build(&lone),
+        "slice_scheduler: a slice scheduler without [[slices]]: declare the slices or remove it"
+    );
+    assert!(build(&scc.replace("\"scc\"", "\"fair\""))
+        .starts_with("slice_scheduler: unknown variant `fair`"));
+}
+
 const MIXED_TRANSPORTS: &str = r#"
 [topology]
 kind = "dumbbell"

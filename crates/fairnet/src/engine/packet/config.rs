@@ -120,7 +120,24 @@ pub enum RoutingMode {
     Spray,
     /// Always the first equal-cost next hop.
     First,
+    /// Flowcells (Presto, He et al., SIGCOMM 2015, §3): a flow's data is cut into cells of
+    /// [`FLOWCELL_BYTES`] consecutive bytes, each cell sprayed as one unit (every packet of a
+    /// cell takes the path hashed from the flow and the cell's number; ACKs are sprayed per
+    /// packet). The receiver holds a data packet of a later cell than its next expected byte
+    /// until the gap is filled or [`FLOWCELL_HOLD`] has passed (Presto §3.2's receive-side
+    /// reassembly below TCP), so reordering between cells does not look like loss; a gap inside
+    /// a cell is a loss and reaches the transport at once.
+    Flowcell,
 }
+
+/// Presto's flowcell: 64 KB, "the maximum TSO segment size" (He et al., SIGCOMM 2015, §3.1).
+pub const FLOWCELL_BYTES: u64 = 64 * 1024;
+
+/// How long a receiver holds data of a later flowcell waiting for the gap before it (Presto
+/// §3.2 flushes on a timeout; its adaptive value is not reproduced): 500 µs, the queueing
+/// delay of a 65-packet ECN threshold at 1 Gb/s, the largest difference between two paths'
+/// queues under DCTCP's marking in Uranus §5.2's network.
+pub const FLOWCELL_HOLD: Time = Time::from_us(500);
 
 impl RoutingMode {
     /// The path choice of a flow's data packets (flow number `flow`, the engine's `seed`), or
@@ -131,8 +148,13 @@ impl RoutingMode {
             RoutingMode::Ecmp => Some(PathSelector::FlowHash { seed, flow }),
             RoutingMode::HostPair => Some(PathSelector::HostPairHash { seed }),
             RoutingMode::First => Some(PathSelector::First),
-            RoutingMode::Spray => None,
+            RoutingMode::Spray | RoutingMode::Flowcell => None,
         }
+    }
+
+    /// Packets choose their paths hop by hop (spraying, flowcells): a flow has no one path.
+    pub fn per_packet(self) -> bool {
+        matches!(self, RoutingMode::Spray | RoutingMode::Flowcell)
     }
 }
 
@@ -473,7 +495,7 @@ impl EngineConfig {
                     "needs shared_buffer (the switch memory the lossless MMU accounts)",
                 ));
             };
-            if self.routing == RoutingMode::Spray {
+            if self.routing.per_packet() {
                 return Err(Error::invalid(
                     at("lossless"),
                     "PFC accounts each packet to the port it came in on, which spraying does \
@@ -525,7 +547,7 @@ impl EngineConfig {
                 }
             }
         }
-        if self.two_way_control && self.routing == RoutingMode::Spray {
+        if self.two_way_control && self.routing.per_packet() {
             return Err(Error::invalid(
                 at("two_way_control"),
                 "reflected control packets go back along the reversed data path, which \

@@ -36,6 +36,9 @@ pub enum Event {
     /// A PFC frame arrives at the upstream end of a link: `link << 4 | priority << 1 | pause`
     /// ([`super::config::PfcConfig`]).
     Pfc(u32),
+    /// Flowcell routing: flow `0`'s receiver may have held out-of-order flowcells long enough
+    /// (checked against its deadline, as `DelAck`).
+    CellHold(u32),
 }
 
 const TAG_SHIFT: u32 = 60;
@@ -56,6 +59,7 @@ impl Packed for Event {
             Event::Control(f) => (7, f),
             Event::ShimTimer(h) => (8, h),
             Event::Pfc(x) => (9, x),
+            Event::CellHold(f) => (10, f),
         };
         tag << TAG_SHIFT | lo as u64
     }
@@ -73,6 +77,7 @@ impl Packed for Event {
             6 => Event::Weight(lo),
             7 => Event::Control(lo),
             8 => Event::ShimTimer(lo),
+            10 => Event::CellHold(lo),
             _ => Event::Pfc(lo),
         }
     }
@@ -97,6 +102,7 @@ mod tests {
             Event::ShimTimer(u32::MAX),
             Event::ShimTimer(0),
             Event::Pfc(u32::MAX),
+            Event::CellHold(u32::MAX),
         ] {
             assert_eq!(Event::unpack(ev.pack()), ev);
         }

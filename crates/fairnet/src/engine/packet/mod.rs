@@ -32,7 +32,7 @@ pub mod udp;
 pub use cc::{AckInfo, CcContext, CongestionControl};
 pub use config::{
     ControlConfig, EngineConfig, HostNic, PfcConfig, QdelaySignal, QueueRecord, RecordConfig,
-    RoutingMode, SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU,
+    RoutingMode, SharedBufferConfig, DEFAULT_HEADER, DEFAULT_MTU, FLOWCELL_BYTES, FLOWCELL_HOLD,
 };
 pub use host::{HostShim, ShimControl};
 pub use pkt::{

@@ -14,14 +14,20 @@
 //!   tunnel gets non-zero overall α value and reduces the tunnel's sending rate which affects
 //!   all contained flows. Hence, the throughput of f₂ is significantly decreased."
 
-use super::packet_level::{PacketSliceReport, PacketSlices};
+use super::packet_level::{PacketSliceReport, PacketSlices, SliceScheduler};
 use super::scc::{self, virtual_tunnel_allocation};
+use super::scc_shim::SccConfig;
 use super::slices::{BigSwitch, FlowState, Objective, Scheduler, SliceSet, SliceSpec};
 use crate::alloc::{solve, Problem, ProblemInput};
+use crate::engine::packet::{RoutingMode, DEFAULT_HEADER, DEFAULT_MTU};
 use crate::engine::Progress;
 use crate::error::Result;
 use crate::ids::{LinkId, NodeId};
 use crate::metrics::{rack_core_links, slice_proportionality};
+use crate::registry::shim::HostShimKind;
+use crate::registry::{PacketConfig, PacketSim, QdiscConfig, TransportKind};
+use crate::schemes::fifo::EcnThreshold;
+use crate::topo::Routing;
 use crate::topo::{explicit_path, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
@@ -60,14 +66,6 @@ impl Fig3b {
     pub fn a_to_b(&self) -> f64 {
         (self.rates[0] + self.rates[1]) / (self.rates[2] + self.rates[3])
     }
-}
-
-fn link(rate: Rate) -> LinkSpec {
-    LinkSpec::new(rate, Time::from_us(1), Bytes(1_000_000))
-}
-
-fn host_link() -> LinkSpec {
-    link(Rate(BOTTLENECK.bps() as u64 * 10))
 }
 
 /// The links of the node path `nodes`, as the oracle's link indices.
@@ -212,6 +210,39 @@ pub struct Fig3c {
 /// Fig. 3(c) with `n_background` unit-weight background flows on `L₁` (each its own tunnel)
 /// and f₁, f₂ of weight 1 each: SCC's virtual tunnel against per-flow weighted control.
 pub fn fig3c(n_background: usize) -> Result<Vec<Fig3c>> {
+    let net = fig3c_network(n_background, Time::from_us(1), 1)?;
+    let (t, paths) = (&net.topo, &net.paths);
+    let weights = vec![1.0; paths.len()];
+    // f₁ and f₂ share tunnel 0; each background flow is its own tunnel.
+    let group: Vec<usize> = (0..paths.len()).map(|i| i.saturating_sub(1)).collect();
+    let tunnel = virtual_tunnel_allocation(&capacities(t), paths, &weights, &group)?;
+    let per_flow = oracle(t, paths, &weights)?;
+    let case = |scheme, r: Vec<f64>| Fig3c {
+        scheme,
+        f1: r[0],
+        f2: r[1],
+        background: r[2..].to_vec(),
+    };
+    Ok(vec![case("scc", tunnel), case("uranus", per_flow)])
+}
+
+/// Fig. 3(c)'s network and flows, for either engine.
+#[derive(Clone, Debug)]
+pub struct Fig3cNetwork {
+    /// Hosts `src`, `dst` joined by two paths (through `m₁` and `m₂`), `L₁ = m₁ → s₁`
+    /// shared with the background flows, `L₂ = m₂ → s₁`.
+    pub topo: Topology,
+    /// f₁, f₂ (`src → dst`, tag 0, `size` bytes each) then the background flows (tag 1, each
+    /// from its own host at `m₁` to its own host at `s₁`), all starting at 0.
+    pub flows: Vec<FlowSpec>,
+    /// The oracle's paths (link indices): f₁ through `m₁`, f₂ through `m₂`.
+    pub paths: Vec<Vec<u32>>,
+}
+
+/// Builds Fig. 3(c)'s network with link delays `delay` and flows of `size` bytes.
+pub fn fig3c_network(n_background: usize, delay: Time, size: u64) -> Result<Fig3cNetwork> {
+    let link = |rate: Rate| LinkSpec::new(rate, delay, Bytes(1_000_000));
+    let host_link = || link(Rate(BOTTLENECK.bps() as u64 * 10));
     let mut t = Topology::new();
     let src = t.add_host("src");
     let dst = t.add_host("dst");
@@ -221,33 +252,115 @@ pub fn fig3c(n_background: usize) -> Result<Vec<Fig3c>> {
     let s1 = t.add_switch("s1");
     t.add_duplex(src, s0, host_link())?;
     t.add_duplex(s1, dst, host_link())?;
-    t.add_link(s0, m1, host_link())?;
-    t.add_link(s0, m2, host_link())?;
-    t.add_link(m1, s1, link(BOTTLENECK))?; // L₁
-    t.add_link(m2, s1, link(BOTTLENECK))?; // L₂
+    // The two paths, both ways (the packet engine's ACKs come back over them).
+    t.add_duplex(s0, m1, host_link())?;
+    t.add_duplex(s0, m2, host_link())?;
+    t.add_duplex(m1, s1, link(BOTTLENECK))?; // L₁
+    t.add_duplex(m2, s1, link(BOTTLENECK))?; // L₂
     let mut paths = vec![
         path(&t, &[src, s0, m1, s1, dst])?,
         path(&t, &[src, s0, m2, s1, dst])?,
     ];
+    let mut flows = vec![FlowSpec::new(src, dst, Bytes(size), Time::ZERO); 2];
     for i in 0..n_background {
         let b = t.add_host(format!("bg{i}"));
         let d = t.add_host(format!("bgdst{i}"));
         t.add_duplex(b, m1, host_link())?;
         t.add_duplex(s1, d, host_link())?;
         paths.push(path(&t, &[b, m1, s1, d])?);
+        let mut f = FlowSpec::new(b, d, Bytes(size), Time::ZERO);
+        f.tag = 1;
+        flows.push(f);
     }
-    let weights = vec![1.0; paths.len()];
-    // f₁ and f₂ share tunnel 0; each background flow is its own tunnel.
-    let group: Vec<usize> = (0..paths.len()).map(|i| i.saturating_sub(1)).collect();
-    let tunnel = virtual_tunnel_allocation(&capacities(&t), &paths, &weights, &group)?;
-    let per_flow = oracle(&t, &paths, &weights)?;
-    let case = |scheme, r: Vec<f64>| Fig3c {
-        scheme,
-        f1: r[0],
-        f2: r[1],
-        background: r[2..].to_vec(),
+    Ok(Fig3cNetwork {
+        topo: t,
+        flows,
+        paths,
+    })
+}
+
+/// Fig. 3(c) on the packet engine, all weights 1, goodput (payload bit/s) over
+/// `[warmup, end]`: SCC's virtual tunnel (`host_shim = "scc"`: f₁ and f₂, tag 0, one tunnel;
+/// each background flow its own) against Uranus's WVCC (one weighted control per flow), DCTCP
+/// guests, marking at [`FIG3B_PACKET_K`], 25 µs links. The packet engine routes by ECMP hash;
+/// the run's seed is the first for which f₁ hashes through `m₁` and f₂ through `m₂` (the
+/// figure's paths), found by asking the routing, not by running.
+pub fn fig3c_packet(
+    scheduler: SliceScheduler,
+    n_background: usize,
+    warmup: Time,
+    end: Time,
+) -> Result<Fig3cPacket> {
+    let net = fig3c_network(n_background, FIG3B_PACKET_DELAY, 1 << 40)?;
+    let t = &net.topo;
+    let routing = Routing::new(t);
+    let on_figure_path = |seed: u64| -> Result<bool> {
+        for i in 0..2 {
+            let sel = RoutingMode::Ecmp
+                .data_selector(seed, i as u64)
+                .expect("hashed");
+            let p = routing.path(net.flows[i].src, net.flows[i].dst, sel)?;
+            if p.iter().map(|l| l.0).ne(net.paths[i].iter().copied()) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     };
-    Ok(vec![case("scc", tunnel), case("uranus", per_flow)])
+    let mut seed = 0;
+    while !on_figure_path(seed)? {
+        seed += 1;
+    }
+    let cfg = PacketConfig {
+        seed,
+        ..fig3_packet_config(scheduler)
+    };
+    let mut sim = PacketSim::from_config(t, &net.flows, cfg)?;
+    let a = sim.run_until(warmup)?;
+    let b = sim.run_until(end)?;
+    let secs = (end - warmup).as_secs_f64();
+    let r: Vec<f64> = (0..net.flows.len())
+        .map(|i| (b.flows[i].delivered - a.flows[i].delivered) as f64 * 8.0 / secs)
+        .collect();
+    // Each path's round trip: propagation both ways, a full packet's serialization forward
+    // and an ACK's back, plus the mean queueing delay at its bottleneck over the window.
+    let (wire, ack) = (cfg_mtu_wire(), DEFAULT_HEADER.0 as f64 * 8.0);
+    let rtt = |i: usize| {
+        let bottleneck = net.paths[i][2] as usize;
+        let q = |rec: &crate::engine::packet::PacketResults| rec.links[bottleneck].queue_integral;
+        let queue_bytes = (q(&b) - q(&a)) as f64 / (end - warmup).0 as f64;
+        let base: f64 = net.paths[i]
+            .iter()
+            .map(|&l| {
+                let l = t.link(crate::ids::LinkId(l));
+                2.0 * l.delay.as_secs_f64() + (wire + ack) / l.capacity.bps()
+            })
+            .sum();
+        base + queue_bytes * 8.0 / BOTTLENECK.bps()
+    };
+    Ok(Fig3cPacket {
+        rates: Fig3c {
+            scheme: scheduler.name(),
+            f1: r[0],
+            f2: r[1],
+            background: r[2..].to_vec(),
+        },
+        rtt: [rtt(0), rtt(1)],
+    })
+}
+
+/// A full data packet's wire bits under the packet-level Fig. 3 configuration.
+fn cfg_mtu_wire() -> f64 {
+    (DEFAULT_MTU.0 + DEFAULT_HEADER.0) as f64 * 8.0
+}
+
+/// Fig. 3(c) measured on the packet engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fig3cPacket {
+    /// Goodput (payload bit/s) of f₁, f₂ and the background flows.
+    pub rates: Fig3c,
+    /// Round trips (s) of f₁'s and f₂'s paths: the base round trip plus the mean queueing
+    /// delay at `L₁` / `L₂` over the window.
+    pub rtt: [f64; 2],
 }
 
 /// Fig. 3(b) measured on the packet engine: Uranus's scheduler every decision slot, WVCC on
@@ -282,22 +395,45 @@ pub const FIG3B_PACKET_DELAY: Time = Time::from_us(25);
 /// DCTCP's marking threshold at 1 Gb/s (DCTCP §3.4: K = 20 packets).
 pub const FIG3B_PACKET_K: u32 = 20;
 
-/// Fig. 3(b) on the packet engine, decisions every `slot`, goodput measured over
-/// `[warmup, end]`. The flows are long enough (A₁ 9·10¹¹ bytes, the others 10¹¹) that their
-/// remaining sizes, hence Uranus's weights (0.1, 0.9, 0.5, 0.5), do not move during the run.
-pub fn fig3b_packet(slot: Time, warmup: Time, end: Time) -> Result<Fig3bPacket> {
-    use crate::registry::shim::HostShimKind;
-    use crate::registry::{PacketConfig, PacketSim, QdiscConfig, TransportKind};
-    use crate::schemes::fifo::EcnThreshold;
-    let net = fig3b_network(FIG3B_PACKET_DELAY, 100_000_000_000)?;
-    let cfg = PacketConfig {
+/// The packet engine's configuration of the packet-level Fig. 3 cases: DCTCP guests under
+/// the shim of `scheduler` (WVCC for Uranus, virtual tunnels grouping tag `t` as slice `t`
+/// for SCC), DCTCP's marking at [`FIG3B_PACKET_K`].
+fn fig3_packet_config(scheduler: SliceScheduler) -> PacketConfig {
+    PacketConfig {
         transport: TransportKind::Dctcp,
-        host_shim: HostShimKind::Wvcc,
+        host_shim: match scheduler {
+            SliceScheduler::Scc => HostShimKind::Scc,
+            _ => HostShimKind::Wvcc,
+        },
         qdisc: QdiscConfig::Ecn {
             k: EcnThreshold::Packets(FIG3B_PACKET_K),
         },
+        scc: SccConfig {
+            tunnel_groups: vec![(0, 0), (1, 1)],
+            ..SccConfig::default()
+        },
         ..PacketConfig::default()
-    };
+    }
+}
+
+/// Fig. 3(b) on the packet engine under Uranus ([`fig3b_packet_with`]).
+pub fn fig3b_packet(slot: Time, warmup: Time, end: Time) -> Result<Fig3bPacket> {
+    fig3b_packet_with(SliceScheduler::Uranus, slot, warmup, end)
+}
+
+/// Fig. 3(b) on the packet engine under `scheduler` (Uranus with WVCC, or SCC with its
+/// virtual tunnels — here one flow per tunnel), decisions every `slot`, goodput measured over
+/// `[warmup, end]`. The flows are long enough (A₁ 9·10¹¹ bytes, the others 10¹¹) that their
+/// remaining sizes, hence the weights (0.1, 0.9, 0.5, 0.5 under both), do not move during the
+/// run.
+pub fn fig3b_packet_with(
+    scheduler: SliceScheduler,
+    slot: Time,
+    warmup: Time,
+    end: Time,
+) -> Result<Fig3bPacket> {
+    let net = fig3b_network(FIG3B_PACKET_DELAY, 100_000_000_000)?;
+    let cfg = fig3_packet_config(scheduler);
     let (mtu, header) = (cfg.mtu.0, cfg.header.0);
     let mut sim = PacketSim::from_config(&net.topo, &net.flows, cfg)?;
     let mut driver = PacketSlices::new(
@@ -309,7 +445,8 @@ pub fn fig3b_packet(slot: Time, warmup: Time, end: Time) -> Result<Fig3bPacket> 
         slot,
         mtu,
         header,
-    )?;
+    )?
+    .with_scheduler(scheduler);
     let progress = Progress::default();
     let a = driver.run(&mut sim, warmup, &progress)?;
     let b = driver.run(&mut sim, end, &progress)?;

@@ -83,7 +83,8 @@
 //!   no bound.
 //! - *`r = 1/S`* with `S` the remaining bytes (§3.3.2: "the simplest one").
 //!
-//! Beside it: SCC, the baseline of §2.4, at flow level ([`scc`]); Fig. 3's toy networks
+//! Beside it: SCC, the baseline of §2.4, at flow level ([`scc`]) and as virtual tunnels on
+//! the packet engine ([`scc_shim`], chosen by [`packet_level::SliceScheduler`]); Fig. 3's toy networks
 //! ([`fig3`]); the scheduler driving the flow engine's exact allocation every decision slot
 //! ([`flow_level`]), and driving WVCC on the packet engine, measured against the oracle with
 //! its weights ([`packet_level`]). Scenarios reach both through `[[slices]]`.
@@ -93,6 +94,7 @@ pub mod flow_level;
 pub mod model;
 pub mod packet_level;
 pub mod scc;
+pub mod scc_shim;
 pub mod slices;
 pub mod wvcc;
 

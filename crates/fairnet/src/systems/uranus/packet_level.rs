@@ -16,6 +16,13 @@
 //! nor starves before the scheduler sees it (the weight is set before its start, and the shim
 //! reads it when the flow starts).
 //!
+//! **Which scheduler** ([`SliceScheduler`], `slice_scheduler` in a scenario): Uranus's
+//! (PS-N over rack-flows, Algorithms 1–2, enforced per flow by WVCC), SCC's (§2.4: the slice's
+//! weight divided among its host-pair tunnels by the objective's metric,
+//! [`super::scc::flow_weights`], enforced by the hosts' virtual tunnels, `host_shim = "scc"`,
+//! [`super::scc_shim`]), or none (the slices are only reported: every flow keeps its
+//! workload weight).
+//!
 //! The distance from the target, per slot: for the flows active over the whole slot (started
 //! before it, unfinished after it), `x_i` = goodput over the slot and `t_i` = the oracle's rate
 //! with the weights set at the slot's start, on the flows' paths, scaled from wire to payload
@@ -24,7 +31,8 @@
 //! `|x_i − t_i|/t_i`. A flow limited by its own size or by slow start is still counted: the
 //! distance is what an operator would see, not only WVCC's steady state.
 
-use super::slices::{BigSwitch, FlowState, Scheduler, SliceSet};
+use super::scc;
+use super::slices::{BigSwitch, FlowState, Scheduler, SliceSet, SlotDecision};
 use crate::alloc::{solve, Problem, ProblemInput};
 use crate::engine::packet::{PacketResults, PacketSim, SchemeSet};
 use crate::engine::Progress;
@@ -34,7 +42,38 @@ use crate::metrics::jain_index;
 use crate::topo::Topology;
 use crate::units::Time;
 use crate::workload::FlowSpec;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Which scheduler gives the slices' flows their weights (`slice_scheduler` in a scenario).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SliceScheduler {
+    /// Uranus §3: PS-N over rack-flows (Eqs. 2–5) and Algorithms 1–2, every decision slot;
+    /// each flow's weight enforced by WVCC (`host_shim = "wvcc"`).
+    #[default]
+    Uranus,
+    /// SCC as Uranus §2.4 describes it: each slice's weight divided among its tunnels (its
+    /// flows between one host pair) by the objective's metric, a tunnel's weight among its
+    /// flows, every decision slot ([`super::scc::flow_weights`]); enforced by the hosts'
+    /// virtual tunnels (`host_shim = "scc"`, [`super::scc_shim`]). Packet engine only.
+    Scc,
+    /// No scheduler: every flow keeps its workload weight; the slices are only reported.
+    None,
+}
+
+impl SliceScheduler {
+    /// The scenario name (`"uranus"`, `"scc"`, `"none"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SliceScheduler::Uranus => "uranus",
+            SliceScheduler::Scc => "scc",
+            SliceScheduler::None => "none",
+        }
+    }
+}
 
 /// What a packet-level slice run measured besides the engine's records.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -57,6 +96,7 @@ pub struct PacketSliceReport {
 /// The slice scheduler driving a packet simulation (see the module doc).
 pub struct PacketSlices {
     scheduler: Scheduler,
+    rule: SliceScheduler,
     slot: Time,
     /// Per flow: tag, hosts, racks, deadline (from the workload).
     base: Vec<FlowState>,
@@ -65,6 +105,8 @@ pub struct PacketSlices {
     capacities: Vec<f64>,
     /// Payload bits per wire bit of a full packet.
     goodput_factor: f64,
+    /// Each flow's workload weight (kept with [`SliceScheduler::None`]).
+    spec_weights: Vec<f64>,
     /// Flow indices in start order, and how many have been given their entry weight.
     by_start: Vec<usize>,
     starts: Vec<Time>,
@@ -123,6 +165,7 @@ impl PacketSlices {
         let slice_mean = slices.specs().iter().map(|s| s.weight).collect();
         Ok(PacketSlices {
             scheduler: Scheduler::new(slices),
+            rule: SliceScheduler::Uranus,
             slot,
             base,
             paths: paths
@@ -133,6 +176,7 @@ impl PacketSlices {
             goodput_factor: mtu as f64 / (mtu + header) as f64,
             by_start,
             starts: flows.iter().map(|f| f.start).collect(),
+            spec_weights: flows.iter().map(|f| f.weight).collect(),
             entered: 0,
             last_delivered: HashMap::new(),
             target: HashMap::new(),
@@ -142,6 +186,12 @@ impl PacketSlices {
             jain_sum: 0.0,
             error_sum: 0.0,
         })
+    }
+
+    /// The same driver with the weights of `rule` (default [`SliceScheduler::Uranus`]).
+    pub fn with_scheduler(mut self, rule: SliceScheduler) -> PacketSlices {
+        self.rule = rule;
+        self
     }
 
     /// Runs `sim` slot by slot until `until`, until every flow has finished, or until
@@ -199,8 +249,12 @@ impl PacketSlices {
                 break;
             }
             let s = self.scheduler.slices().slice_of(f.flow, f.tag)?;
-            sim.set_weight(FlowId(f.flow), self.slice_mean[s])?;
-            self.weights.insert(f.flow, self.slice_mean[s]);
+            let w = match self.rule {
+                SliceScheduler::None => self.spec_weights[i],
+                _ => self.slice_mean[s],
+            };
+            sim.set_weight(FlowId(f.flow), w)?;
+            self.weights.insert(f.flow, w);
             self.entered += 1;
         }
         Ok(())
@@ -251,7 +305,24 @@ impl PacketSlices {
             return Ok(());
         }
         self.report.slots += 1;
-        let d = self.scheduler.decide(now, &states)?;
+        let d = match self.rule {
+            SliceScheduler::Uranus => self.scheduler.decide(now, &states)?,
+            SliceScheduler::Scc => {
+                let slices = self.scheduler.slices();
+                let w = scc::flow_weights(&scc::tunnels(slices, now, &states)?, states.len());
+                SlotDecision {
+                    flow_weights: states.iter().zip(w).map(|(f, w)| (f.flow, w)).collect(),
+                    ..SlotDecision::default()
+                }
+            }
+            SliceScheduler::None => SlotDecision {
+                flow_weights: states
+                    .iter()
+                    .map(|f| (f.flow, self.spec_weights[f.flow as usize]))
+                    .collect(),
+                ..SlotDecision::default()
+            },
+        };
         let specs = self.scheduler.slices().specs();
         let sums = d.slice_sums(self.scheduler.slices(), &states);
         let mut counts = vec![0usize; specs.len()];
@@ -261,7 +332,9 @@ impl PacketSlices {
             }
         }
         for (s, spec) in specs.iter().enumerate() {
-            if counts[s] > 0 {
+            // Eq. (3) for Uranus; SCC's tunnels of a slice also sum to W_S (§2.4). Without a
+            // scheduler the workload's weights sum to anything.
+            if counts[s] > 0 && self.rule != SliceScheduler::None {
                 let err = (sums[s] - spec.weight).abs() / spec.weight;
                 self.report.max_sum_error = self.report.max_sum_error.max(err);
                 self.slice_mean[s] = sums[s] / counts[s] as f64;

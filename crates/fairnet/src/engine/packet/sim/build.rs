@@ -255,7 +255,7 @@ impl<S: SchemeSet> PacketSim<S> {
 
         let mut states = Vec::with_capacity(flows.len());
         for (i, (f, &r)) in flows.iter().zip(&routes).enumerate() {
-            let (route_data, route_ack) = if cfg.routing == RoutingMode::Spray {
+            let (route_data, route_ack) = if cfg.routing.per_packet() {
                 (NO_ROUTE, NO_ROUTE)
             } else {
                 (r.0 .0 as u32, r.1 .0 as u32)
@@ -309,6 +309,8 @@ impl<S: SchemeSet> PacketSim<S> {
                 rx_wire_sampled: 0,
                 nic_tag: 0.0,
                 nic_seq: u64::MAX,
+                cell_held: Vec::new(),
+                cell_hold_until: u64::MAX,
             });
         }
 

@@ -39,7 +39,9 @@ mod run;
 mod transport;
 
 use super::cc::{CcContext, CongestionControl};
-use super::config::{EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode};
+use super::config::{
+    EngineConfig, HostNic, QdelaySignal, QueueRecord, RoutingMode, FLOWCELL_BYTES, FLOWCELL_HOLD,
+};
 use super::event::{Event, EventQueue};
 #[cfg(test)]
 use super::host::weighted_share;
@@ -114,6 +116,11 @@ struct FlowState<C> {
     /// [`HostNic::Weighted`]: the flow's place in its host's list ([`SfqOrder`]'s `seq`);
     /// `u64::MAX` while it is not on the list (its old entries are then stale).
     nic_seq: u64,
+    /// [`RoutingMode::Flowcell`]: data packets of a later flowcell than the receiver's next
+    /// expected byte, held back from the receiver (by sequence number), and when they are
+    /// handed over regardless (`u64::MAX`: none held).
+    cell_held: Vec<PacketId>,
+    cell_hold_until: u64,
 }
 
 /// The time series of [`super::config::RecordConfig`], filled between events.

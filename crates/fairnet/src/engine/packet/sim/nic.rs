@@ -308,6 +308,12 @@ impl<S: SchemeSet> PacketSim<S> {
             Sender::Udp(u) => (u.next_segment(), Ecn::NotEct, 0),
         };
         self.spray_ctr += 1;
+        // Flowcells: every packet of a cell carries the cell's key (flow, cell number).
+        let spray_key = if self.cfg.routing == RoutingMode::Flowcell {
+            ((f as u64) << 32) ^ (seg.seq / FLOWCELL_BYTES)
+        } else {
+            self.spray_ctr
+        };
         let mut pkt = Packet {
             kind: PacketKind::Data,
             flow: FlowId(f),
@@ -322,7 +328,7 @@ impl<S: SchemeSet> PacketSim<S> {
             retransmit: seg.retransmit,
             ts: Time(now),
             route: fl.route_data,
-            spray_key: self.spray_ctr,
+            spray_key,
             ..Packet::default()
         };
         let src = fl.spec.src;

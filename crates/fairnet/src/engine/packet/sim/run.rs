@@ -127,6 +127,7 @@ impl<S: SchemeSet> PacketSim<S> {
             Event::Control(f) => self.on_control_event(now, f),
             Event::ShimTimer(h) => self.on_shim_timer_event(now, h),
             Event::Pfc(word) => self.on_pfc_frame(now, word),
+            Event::CellHold(f) => self.on_cell_hold_event(now, f),
         }
     }
 }

@@ -4,6 +4,74 @@ use super::*;
 
 impl<S: SchemeSet> PacketSim<S> {
     pub(super) fn deliver(&mut self, now: u64, id: PacketId, h: u32, node: NodeId) {
+        if self.cfg.routing == RoutingMode::Flowcell && self.pool.get(id).kind == PacketKind::Data {
+            return self.deliver_cell(now, id, h, node);
+        }
+        self.accept(now, id, h, node);
+    }
+
+    /// Flowcell routing (Presto §3.2): data of a later flowcell than the receiver's next
+    /// expected byte is held until the gap before it fills or [`FLOWCELL_HOLD`] passes; data of
+    /// the expected byte's cell (in order, or a gap inside the cell: a loss) goes through, and
+    /// then every held packet it unblocks.
+    fn deliver_cell(&mut self, now: u64, id: PacketId, h: u32, node: NodeId) {
+        let f = self.pool.get(id).flow.0;
+        let seq = self.pool.get(id).seq;
+        let fl = &mut self.flows[f as usize];
+        let Receiver::Tcp(r) = &fl.receiver else {
+            return self.accept(now, id, h, node);
+        };
+        let next = r.rcv_nxt();
+        if seq > next && seq / FLOWCELL_BYTES > next / FLOWCELL_BYTES {
+            let held = &fl.cell_held;
+            let at = held.partition_point(|&p| self.pool.get(p).seq <= seq);
+            fl.cell_held.insert(at, id);
+            if fl.cell_hold_until == u64::MAX {
+                fl.cell_hold_until = now + FLOWCELL_HOLD.0;
+                self.events
+                    .push(Time(fl.cell_hold_until), Event::CellHold(f));
+            }
+            return;
+        }
+        self.accept(now, id, h, node);
+        loop {
+            let fl = &mut self.flows[f as usize];
+            let Receiver::Tcp(r) = &fl.receiver else {
+                return;
+            };
+            let next = r.rcv_nxt();
+            match fl.cell_held.first() {
+                Some(&p) if self.pool.get(p).seq / FLOWCELL_BYTES <= next / FLOWCELL_BYTES => {
+                    fl.cell_held.remove(0);
+                    if fl.cell_held.is_empty() {
+                        fl.cell_hold_until = u64::MAX;
+                    }
+                    self.accept(now, p, h, node);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Flow `f`'s held flowcells waited [`FLOWCELL_HOLD`]: the gap is a loss; hand every held
+    /// packet to the receiver in order (its duplicate ACKs and SACK blocks then tell the
+    /// sender).
+    pub(super) fn on_cell_hold_event(&mut self, now: u64, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.cell_hold_until != now {
+            return; // the gap filled, or a later hold took its place
+        }
+        fl.cell_hold_until = u64::MAX;
+        let held = std::mem::take(&mut fl.cell_held);
+        let node = fl.spec.dst;
+        let h = self.host_of_node[node.0 as usize];
+        for p in held {
+            self.accept(now, p, h, node);
+        }
+    }
+
+    /// Delivery proper: counted, seen by the host's shim, handed to the transport.
+    fn accept(&mut self, now: u64, id: PacketId, h: u32, node: NodeId) {
         let wire = self.pool.get(id).wire as u64;
         self.c.delivered += wire;
         if let Some(shim) = self.hosts[h as usize].shim.as_mut() {
