@@ -235,3 +235,35 @@ def test_may_datacenter_moves_losses_from_short_flows_to_long_ones(tmp_path: Pat
     short = ("<10KB", "10KB-100KB")
     assert lossless("MAY", short) > lossless("drop-tail", short), rows
     assert lossless("MAY", (">1MB",)) < lossless("drop-tail", (">1MB",)), rows
+
+
+def test_out_of_range_may_parameters_are_one_line_errors_exit_2(tmp_path: Path) -> None:
+    """Issue 20, "bad input": each out-of-range MAY parameter given to ``fairnet run`` is one
+    line naming the field (no traceback) and exit code 2."""
+    import subprocess
+    import sys
+
+    scenario = tmp_path / "may.toml"
+    scenario.write_text(
+        'name = "may bad"\n[topology]\nkind = "fat_tree"\nk = 4\n'
+        '[workload]\nkind = "poisson"\ncdf = "websearch"\nload = 0.5\nflows = 10\n'
+        '[engine]\nkind = "packet"\n'
+    )
+    for field, value in [
+        ("u0", "1.5"),
+        ("q_w", "1.0"),
+        ("delta", "'0s'"),
+        ("s0", "0.5"),
+        ("kappa", "-0.1"),
+        ("table_entries", "0"),
+    ]:
+        r = subprocess.run(
+            [sys.executable, "-m", "fairnet.cli", "run", str(scenario), "-o", str(tmp_path / "o")]
+            + ["--set", f"engine.qdisc={{ kind = 'may', {field} = {value} }}"],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 2, (field, r.stderr)
+        assert "Traceback" not in r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"qdisc.{field}" in lines[0], (field, r.stderr)

@@ -264,6 +264,14 @@ impl SchemeSet for Builtin {
 
     fn qdisc(&self, port: &PortInfo) -> Result<QdiscImpl> {
         if let QdiscConfig::May(m) = &self.cfg.qdisc {
+            // MAY is a router's AQM (§II: "one FIFO queue" of a router): a host's NIC gets a
+            // plain FIFO. The NIC pulls from its own flows, so no queue builds there, but a
+            // NIC sending at line rate measures u ≈ 1 > u₀ and MAY would drop the host's own
+            // packets on a link that loses nothing under drop-tail (measured on
+            // `may-datacenter`: half of MAY's drops were at host NICs; docs/systems/may.md).
+            if port.host_nic {
+                return QdiscConfig::DropTail.build(&port.queue);
+            }
             let weights = Some(self.may_weights.clone());
             return Ok(QdiscImpl::May(Box::new(May::new(m, &port.queue, weights))));
         }

@@ -489,3 +489,50 @@ fn the_runs_recorded_gauges_are_what_the_probe_reads() {
     }
     assert!(positive > 0, "ν rose above 0 within 30 s");
 }
+
+#[test]
+fn a_host_nic_sending_at_line_rate_is_not_a_may_queue() {
+    // MAY manages a router's FIFO. Host `a` sends two long TCP flows, to `b` and `c`, through
+    // one switch; every link is 100 Mb/s. `a`'s NIC pulls from its two flows at its line rate
+    // (u ≈ 1 > u₀, but no queue builds), and each switch → receiver link carries half of it
+    // (u ≈ 0.5 < u₀), so no link is congested and nothing should be lost: MAY's line 19 would
+    // raise ν at the NIC and its lines 2–7 drop the host's own packets there. Expected: no
+    // packet dropped anywhere in 3 s, the NIC link's port publishing no MAY gauges, and the
+    // two flows together sending at least 90% of the NIC's rate. (Timers scaled so that
+    // several hundred updates run: Δ = 10 ms, T₀ = 640 ms, S₀ = 100.)
+    let mut t = Topology::new();
+    let a = t.add_host("a");
+    let b = t.add_host("b");
+    let c = t.add_host("c");
+    let s = t.add_switch("s");
+    let spec = LinkSpec::new(Rate(100_000_000), Time::from_us(50), Bytes(100 * 1040));
+    for h in [a, b, c] {
+        t.add_duplex(h, s, spec).unwrap();
+    }
+    let flows = [
+        FlowSpec::new(a, b, LONG, Time::ZERO),
+        FlowSpec::new(a, c, LONG, Time::ZERO),
+    ];
+    let may = MayConfig {
+        delta: Time::from_ms(10),
+        t0: Time::from_ms(640),
+        s0: 100.0,
+        ..MayConfig::default()
+    };
+    let mut cfg = wan_config(may, 1);
+    cfg.record = Some(crate::engine::packet::RecordConfig {
+        interval: Time::from_ms(100),
+        flows: false,
+        queues: crate::engine::packet::QueueRecord::None,
+    });
+    let mut sim = PacketSim::from_config(&t, &flows, cfg).unwrap();
+    let r = sim.run_until(Time::from_ms(3000)).unwrap();
+    assert_eq!(r.conservation.dropped, 0, "{:?}", r.links);
+    let nic = t.find_link(a, s).unwrap();
+    assert!(sim.qdisc_gauge_samples().iter().all(|g| g.link != nic));
+    let sent: u64 = r.flows.iter().map(|f| f.delivered).sum();
+    assert!(
+        sent as f64 * 8.0 >= 0.9 * 100e6 * 3.0 * (1000.0 / 1040.0),
+        "delivered {sent} bytes"
+    );
+}
