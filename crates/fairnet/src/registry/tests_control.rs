@@ -500,3 +500,86 @@ fn a_host_shim_sends_its_own_control_packets_on_its_timer() {
         assert_eq!((area.hops[0].round, area.hops[0].flags), (0, 1));
     }
 }
+
+/// A host shim that lists one control packet on flow 0 every `every`, from 0 on: control
+/// traffic of its own, whatever the port's control cap lets through.
+struct ChattyShim {
+    every: u64,
+    next: u64,
+}
+
+impl HostShim for ChattyShim {
+    fn next_timer(&self) -> Option<Time> {
+        Some(Time(self.next))
+    }
+    fn on_timer(&mut self, now: Time, out: &mut Vec<ShimControl>) {
+        self.next = now.0 + self.every;
+        out.push(ShimControl {
+            flow: FlowId(0),
+            word: 0,
+            area: CtrlArea::default(),
+        });
+    }
+}
+
+#[test]
+fn a_control_packet_held_by_the_cap_does_not_stop_the_hosts_data() {
+    // Host 0 sends one flow (a 1 MB window: never window-limited here) to host 1 over 10 Gb/s
+    // links, and its shim asks for a 64 B control packet every 1 µs: 512 Mb/s, more than the
+    // 2% cap (200 Mb/s, 1 KB bucket) lets through, so a control packet always waits for its
+    // tokens at host 0's NIC (and the 16 KB control FIFO overflows). A control packet held by
+    // the cap may not go yet; the NIC must send data meanwhile and the control packet at the
+    // first packet boundary after its tokens come. Over 2 ms, at the NIC (link 2): control
+    // takes the cap's share, at most 0.02·C·T + 1 KB = 51,000 B and, being always backlogged
+    // with strict priority, at least 90% of 0.02·C·T; data takes the rest of the line, at
+    // least 95% of C·T = 2.5 MB (98% less the start and packet boundaries). Whatever the
+    // NIC's mode: pull, weighted (start-time fair queueing) or queue (a FIFO in front).
+    // Before the fix the NIC pulled no data while a control packet waited, so it sent none
+    // once the control FIFO was never empty.
+    use crate::engine::packet::config::HostNic;
+    let link = LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(128 * 1024));
+    let topo = dumbbell(1, link, link).unwrap();
+    let flows = vec![FlowSpec::new(
+        NodeId(0),
+        NodeId(1),
+        Bytes(1_000_000_000),
+        Time::ZERO,
+    )];
+    let t = Time::from_ms(2);
+    let line_bytes = 10e9 / 8.0 * t.as_secs_f64();
+    let cap_bytes = 0.02 * line_bytes;
+    for mode in [HostNic::Pull, HostNic::Weighted, HostNic::Queue] {
+        let cfg = PacketConfig {
+            host_nic: mode,
+            ..PacketConfig::default()
+        };
+        assert_eq!(cfg.control.rate, 0.02, "the default cap");
+        let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
+        let cc = Pinger {
+            cwnd: 1000 * 1000,
+            every: 0,
+            next: 0,
+            rtts: Rc::new(RefCell::new(Vec::new())),
+        };
+        sim.set_congestion_control(FlowId(0), Box::new(cc)).unwrap();
+        let shim = ChattyShim {
+            every: Time::from_us(1).0,
+            next: 0,
+        };
+        sim.set_host_shim(NodeId(0), Box::new(shim)).unwrap();
+        let r = sim.run_until(t).unwrap();
+        // Link 2 is host 0's NIC (dumbbell: bottleneck pair first, then access links).
+        let nic = r.links.iter().find(|l| l.link == LinkId(2)).unwrap();
+        let ctrl = nic.ctrl_tx_bytes as f64;
+        let data = (nic.tx_bytes - nic.ctrl_tx_bytes) as f64;
+        assert!(nic.ctrl_drops > 0, "{mode:?}: the control FIFO overflowed");
+        assert!(
+            ctrl <= cap_bytes + 1024.0 && ctrl >= 0.9 * cap_bytes,
+            "{mode:?}: {ctrl} control bytes, cap {cap_bytes}"
+        );
+        assert!(
+            data >= 0.95 * line_bytes,
+            "{mode:?}: {data} data bytes of {line_bytes} on the line"
+        );
+    }
+}

@@ -80,17 +80,32 @@ impl<S: SchemeSet> PacketSim<S> {
             self.host_drain(now, h, nic);
             return;
         }
-        {
-            let port = &self.ports[nic as usize];
-            if port.busy_until > now || port.waiting() > 0 {
-                return; // the pending PortFree pulls again
-            }
+        if self.ports[nic as usize].busy_until > now || self.nic_has_ready(now, nic) {
+            return; // the pending PortFree pulls again
         }
         if mode == HostNic::Weighted {
             self.host_pick_weighted(now, h);
         } else {
             self.host_round(now, h, nic, false);
         }
+    }
+
+    /// Whether host NIC port `nic` holds a packet that goes ahead of the host's data and may
+    /// be sent now (an ACK, data already queued, a control packet): the host pulls no data
+    /// while one waits. A control packet held by the control-rate cap
+    /// ([`crate::engine::packet::config::ControlConfig::rate`]) is not one, nor are those
+    /// queued behind it: they may not go before the cap lets the first go, so the NIC sends
+    /// data meanwhile (the cap's wake-up, a `PortFree` at that time, sends it at the next
+    /// packet boundary, still ahead of data). Otherwise a host whose control traffic exceeds
+    /// the cap would never send data again.
+    #[inline]
+    fn nic_has_ready(&self, now: u64, nic: u32) -> bool {
+        let port = &self.ports[nic as usize];
+        let held = port.ctrl.as_ref().map_or(0, |c| match c.q.front() {
+            Some(&head) if c.ready_at(now, self.pool.get(PacketId(head)).wire) > now => c.q.len(),
+            _ => 0,
+        });
+        port.waiting() > held
     }
 
     /// [`HostNic::Weighted`], the NIC idle: sends one data packet from the flow that may send
@@ -214,10 +229,10 @@ impl<S: SchemeSet> PacketSim<S> {
     /// `max_qdelay` raised to the FIFO's queueing delay (the signal of any port,
     /// [`EngineConfig::qdelay_signal`], without a filter).
     pub(super) fn host_drain(&mut self, now: u64, h: u32, nic: u32) {
-        let port = &self.ports[nic as usize];
-        if port.busy_until > now || port.waiting() > 0 {
+        if self.ports[nic as usize].busy_until > now || self.nic_has_ready(now, nic) {
             return; // the pending PortFree pulls again
         }
+        let port = &self.ports[nic as usize];
         let host = &mut self.hosts[h as usize];
         let Some(id) = host.fifo.pop_front() else {
             return;
