@@ -8,6 +8,7 @@ use fairnet::engine::Progress;
 use fairnet::systems::eba::config::LrcConfig;
 use fairnet::systems::eba::flow_level::{self, Control, FlowLevelConfig, VmTransfer};
 use fairnet::systems::eba::guarantee::{Placement, Vm};
+use fairnet::systems::eba::oracle::OracleDistance;
 use fairnet::units::{Bytes, Time};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -18,8 +19,13 @@ use pyo3::types::PyDict;
 /// start ps, tag, demand b/s with `inf` for none); `control` is `"lrc"`, `"reservation"` or
 /// `"best_effort"`; `lrc_json` an `LrcConfig` (`{}` for the paper's defaults); `config_json`
 /// a `FlowSimConfig`; `feedback_delay` makes each update read the rate factors one round trip
-/// old. Returns `flow_run`'s dict plus the controller's update counts and every
-/// VM-flow's last weight and guarantee (Eqs. 1–2).
+/// old. Returns `flow_run`'s dict plus the controller's update counts, every
+/// VM-flow's last weight and guarantee (Eqs. 1–2) and `oracle_distance`: the VM-flows'
+/// distance from the oracle's allocation with guarantees over the run's last settled stretch
+/// (`fairnet::systems::eba::oracle`, as a scenario's `summary.json` reports it: `vm_flows`,
+/// `jain_vs_oracle`, `max_rel_error`, `window_s`, and per VM-flow `vm_flow_src`,
+/// `vm_flow_dst`, `rate_bps`, `oracle_bps`), or `None` when no VM-flow was open over a
+/// sampled window.
 #[pyfunction]
 #[pyo3(signature = (topology_json, vm_host, vm_guarantee, vm_weight, src_vm, dst_vm, size, start_ps, tag, demand, control, lrc_json, config_json, initial_rate=1e6, ecmp_seed=0, feedback_delay=false))]
 #[allow(clippy::too_many_arguments)]
@@ -177,7 +183,37 @@ fn eba_flow_run<'py>(
     )?;
     d.set_item("vm_flow_weight", col(&|p| p.weight).into_pyarray(py))?;
     d.set_item("vm_flow_guarantee", col(&|p| p.guarantee).into_pyarray(py))?;
+    d.set_item("oracle_distance", oracle_dict(py, r.oracle.as_ref())?)?;
     Ok(d)
+}
+
+/// A flow-level run's distance from the oracle as a dict (`None` without one), with the
+/// names of `summary.json`'s `eba.oracle_distance`.
+fn oracle_dict<'py>(
+    py: Python<'py>,
+    d: Option<&OracleDistance>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(d) = d else {
+        return Ok(None);
+    };
+    let out = PyDict::new(py);
+    out.set_item("vm_flows", d.vm_flows.len())?;
+    out.set_item("jain_vs_oracle", d.jain)?;
+    out.set_item("max_rel_error", d.max_rel_error)?;
+    out.set_item(
+        "window_s",
+        (d.window.0.as_secs_f64(), d.window.1.as_secs_f64()),
+    )?;
+    let (src, dst): (Vec<i64>, Vec<i64>) = d
+        .vm_flows
+        .iter()
+        .map(|&(x, y)| (x as i64, y as i64))
+        .unzip();
+    out.set_item("vm_flow_src", src.into_pyarray(py))?;
+    out.set_item("vm_flow_dst", dst.into_pyarray(py))?;
+    out.set_item("rate_bps", d.rates.clone().into_pyarray(py))?;
+    out.set_item("oracle_bps", d.oracle.clone().into_pyarray(py))?;
+    Ok(Some(out))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

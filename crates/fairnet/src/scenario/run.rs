@@ -222,14 +222,11 @@ pub fn run_with_progress(
             }
             let fluid: Vec<FluidFlow> = flows.iter().cloned().map(FluidFlow::new).collect();
             let mut counters = Vec::new();
-            let mut rates_wanted = true;
             let r = match (&spec.eba, s.slice_set(flows)?) {
                 // eBA's VM-flows under LRC, reservation or best effort (systems::eba).
                 (Some(eba), _) => {
-                    let (r, eba_counters, recorded) =
-                        run_eba_flows(topo, flows, eba, &cfg, progress)?;
+                    let (r, eba_counters) = run_eba_flows(topo, flows, eba, &cfg, progress)?;
                     counters.extend(eba_counters);
-                    rates_wanted = recorded;
                     r
                 }
                 // Uranus's slices: the scheduler's weights every decision slot, each slot's
@@ -269,7 +266,7 @@ pub fn run_with_progress(
                 wall_seconds: t0.elapsed().as_secs_f64(),
                 counters,
                 maxmin_end,
-                rates: if rates_wanted { r.rates } else { Vec::new() },
+                rates: r.rates,
                 links: Vec::new(),
                 maxmin_rates: Vec::new(),
                 failure: None,
@@ -495,42 +492,23 @@ pub fn run_with_progress(
 /// Named run counters (`RunOutput::counters`).
 type Counters = Vec<(&'static str, f64)>;
 
-/// eBA at flow level from a scenario ([`run_flows`]): the engine's results, eBA's counters
-/// (updates made, the distance from the oracle: [`oracle_distance`]) and whether the rate
-/// samples were asked for (without `engine.rate_interval` the run samples every τ_r for the
-/// distance alone and they are not reported).
+/// eBA at flow level from a scenario ([`run_flows`]): the engine's results and eBA's counters
+/// (updates made, the distance from the oracle the run measured:
+/// [`crate::systems::eba::flow_level::FlowLevelRun::oracle`]).
 fn run_eba_flows(
     topo: &Topology,
     flows: &[FlowSpec],
     eba: &EbaPacketConfig,
     cfg: &FlowSimConfig,
     progress: &Progress,
-) -> Result<(flow::FlowSimResults, Counters, bool)> {
-    let recorded = cfg.rate_interval.is_some();
-    let sampled = FlowSimConfig {
-        rate_interval: cfg.rate_interval.or(Some(eba.lrc.tau_r)),
-        ..cfg.clone()
-    };
-    let run = run_flows(topo, flows, eba, &sampled, progress).map_err(in_engine)?;
+) -> Result<(flow::FlowSimResults, Counters)> {
+    let run = run_flows(topo, flows, eba, cfg, progress).map_err(in_engine)?;
     let mut counters = vec![
         ("eba_vm_updates", run.vm_updates as f64),
         ("eba_link_updates", run.link_updates as f64),
     ];
-    let plan = VmPlan::new(eba, topo, flows)?;
-    let ends: Vec<Option<Time>> = run.sim.flows.iter().map(|f| f.end).collect();
-    let demands = vec![f64::INFINITY; flows.len()];
-    let d = oracle_distance(
-        topo,
-        &plan,
-        eba.lrc.mu,
-        flows,
-        &ends,
-        &run.paths,
-        &demands,
-        &run.sim.rates,
-    );
-    counters.extend(OracleDistance::counters(d.as_ref()));
-    Ok((run.sim, counters, recorded))
+    counters.extend(OracleDistance::counters(run.oracle.as_ref()));
+    Ok((run.sim, counters))
 }
 
 /// A packet run's eBA counters: its VM-flows' distance from the oracle ([`oracle_distance`];
@@ -558,11 +536,13 @@ fn packet_eba_counters(
             _ => f64::INFINITY,
         })
         .collect();
+    let starts: Vec<Time> = flows.iter().map(|f| f.start).collect();
     let d = oracle_distance(
         topo,
-        &plan,
+        plan.table.borrow().placement(),
+        &plan.vm_pair_of_flows(),
         cfg.eba.lrc.mu,
-        flows,
+        &starts,
         &ends,
         &paths,
         &demands,

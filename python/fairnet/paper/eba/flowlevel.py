@@ -99,7 +99,9 @@ def run(
     stop_at_s: float | None = None,
     initial_rate: float = 1e6,
 ) -> dict[str, Any]:
-    """One flow-level run; the engine's dict (``end_ps``, ``group_*``, ``rate_*``, …)."""
+    """One flow-level run; the engine's dict (``end_ps``, ``group_*``, ``rate_*``, …, and
+    ``oracle_distance``: the VM-flows' distance from the oracle's allocation with guarantees
+    over the run's last settled stretch, or None; :func:`oracle_columns`)."""
     config: dict[str, Any] = {}
     if rate_interval_s is not None:
         config["rate_interval"] = round(rate_interval_s * 1e12)
@@ -126,6 +128,26 @@ def run(
         )
     except ValueError as e:
         raise InputError(str(e)) from None
+
+
+def oracle_columns(res: dict[str, Any]) -> dict[str, Any]:
+    """A run's distance from the oracle (``fairnet::systems::eba::oracle``, as a scenario's
+    ``summary.json`` ``eba.oracle_distance``): Jain's index of the VM-flows' rates against the
+    oracle's weighted max-min allocation with guarantees on μC, the largest relative error, and
+    the window compared (the second half of the last stretch without arrivals or departures).
+    NaN and None when no VM-flow was open over a sampled window."""
+    d = res["oracle_distance"]
+    if d is None:
+        return {
+            "oracle_jain": float("nan"),
+            "oracle_max_rel_error": float("nan"),
+            "oracle_window_s": None,
+        }
+    return {
+        "oracle_jain": float(d["jain_vs_oracle"]),
+        "oracle_max_rel_error": float(d["max_rel_error"]),
+        "oracle_window_s": [float(t) for t in d["window_s"]],
+    }
 
 
 def rate_series(res: dict[str, Any], flow: int) -> tuple[np.ndarray, np.ndarray]:

@@ -39,6 +39,12 @@
 //!   link, the fluid link (like a real one) carries `C` and the flows share it max-min.
 //! - **A new VM-flow** starts at `v = initial_rate` (the paper does not say; the model's
 //!   `v(0)`), so its limit is `max(B, initial_rate)` until its first update.
+//! - **The distance from the oracle** ([`FlowLevelRun::oracle`], [`super::oracle`]): every
+//!   run samples its flows' allocated rates every τ_r (the rate over the τ_r that just ended,
+//!   read before that instant's caps change), keeping only the samples since the last
+//!   arrival or departure (and the stretch before, in case the last has none), so a long run
+//!   holds no more than two stretches of samples. Reservation and best effort get the same
+//!   τ_r grid; it changes none of their rates.
 //! - **Several flows in one VM-flow** share its limit max-min (equally, unless a flow's own
 //!   demand is lower): they cross the same links with the same weight, so that is their exact
 //!   share of the limit, not an approximation. A VM-flow's flows have weight 1 in the engine (TCP); the VM-flow's weight
@@ -47,9 +53,11 @@
 use super::config::{relaxed_period, LrcConfig};
 use super::guarantee::{GuaranteeTable, Placement, VmFlow};
 use super::model::{factor_step, objective, rate_step};
+use super::oracle::{oracle_distance, OracleDistance};
 use super::vms::{EbaPacketConfig, RateControl, VmPlan};
 use crate::engine::flow::{
-    run_with, ActiveFlow, FlowSimConfig, FlowSimResults, FluidFlow, LinkLoad, WeightPolicy,
+    run_with, ActiveFlow, FlowSimConfig, FlowSimResults, FluidFlow, LinkLoad, RateSample,
+    WeightPolicy,
 };
 use crate::engine::Progress;
 use crate::error::{Error, Result};
@@ -137,6 +145,50 @@ pub struct FlowLevelRun {
     /// Every VM-flow's weight and guarantee when it last opened or changed, by VM pair
     /// (Algorithm 1's table; a closed VM-flow keeps its last values here).
     pub vm_flows: BTreeMap<(usize, usize), VmFlow>,
+    /// The VM-flows' distance from the oracle's allocation with guarantees over the run's
+    /// last settled stretch ([`super::oracle`], sampled every τ_r; module doc), `None` when
+    /// no VM-flow was open over a sampled window.
+    pub oracle: Option<OracleDistance>,
+}
+
+/// The rate samples the distance from the oracle reads: every active flow's allocated rate
+/// every τ_r, of the last stretch without arrivals or departures that has any (the stretch
+/// [`oracle_distance`] compares). Older stretches are dropped as the run goes.
+struct StretchSamples {
+    /// The sampling period τ_r, picoseconds.
+    every: u64,
+    /// Samples since the last arrival or departure.
+    current: Vec<RateSample>,
+    /// The samples of the last earlier stretch that had any.
+    previous: Vec<RateSample>,
+}
+
+impl StretchSamples {
+    /// A flow arrived or departed: a new stretch begins.
+    fn changed(&mut self) {
+        if !self.current.is_empty() {
+            self.previous = std::mem::take(&mut self.current);
+        }
+    }
+
+    /// At a multiple of τ_r, records the rate each active flow had since the last event.
+    fn sample(&mut self, now: Time, active: &[ActiveFlow]) {
+        if now.0 % self.every != 0 {
+            return;
+        }
+        self.current.extend(active.iter().map(|a| RateSample {
+            time: now,
+            flow: a.flow,
+            rate: a.rate,
+            send_rate: None,
+        }));
+    }
+
+    /// Every kept sample, oldest first.
+    fn into_samples(mut self) -> Vec<RateSample> {
+        self.previous.append(&mut self.current);
+        self.previous
+    }
 }
 
 /// An open VM-flow's controller state.
@@ -190,6 +242,8 @@ struct Controller<'a> {
     vm_updates: u64,
     link_updates: u64,
     history: BTreeMap<(usize, usize), VmFlow>,
+    /// Samples for the distance from the oracle.
+    stretch: StretchSamples,
     error: Option<Error>,
 }
 
@@ -235,8 +289,9 @@ impl Controller<'_> {
 impl WeightPolicy for Controller<'_> {
     fn on_instant(&mut self, _: Time, _: &[u32], _: &[u32], _: &mut dyn FnMut(u32, f64)) {}
 
+    /// LRC's grid of `gcd(τ_v, τ_r)`; τ_r for reservation and best effort (samples only).
     fn slot(&self) -> Option<Time> {
-        (self.cfg.control == Control::Lrc).then_some(self.slot)
+        Some(self.slot)
     }
 
     fn sets_caps(&self) -> bool {
@@ -252,6 +307,7 @@ impl WeightPolicy for Controller<'_> {
         departed: &[u32],
         cap: &mut dyn FnMut(u32, f64),
     ) {
+        self.stretch.changed();
         let mut touched = Vec::new();
         for &f in departed {
             let t = self.transfers[f as usize];
@@ -308,14 +364,19 @@ impl WeightPolicy for Controller<'_> {
         }
     }
 
-    /// Algorithm 2 in fluid form: VM-flows every τ_v (line 7), then links when due (line 18).
+    /// The rate samples of the distance from the oracle, every τ_r; then, under LRC, Algorithm
+    /// 2 in fluid form: VM-flows every τ_v (line 7), then links when due (line 18).
     fn caps_on_slot(
         &mut self,
         now: Time,
-        _: &[ActiveFlow],
+        active: &[ActiveFlow],
         links: &[LinkLoad],
         cap: &mut dyn FnMut(u32, f64),
     ) {
+        self.stretch.sample(now, active);
+        if self.cfg.control != Control::Lrc {
+            return;
+        }
         let lrc = &self.cfg.lrc;
         if now > Time::ZERO && now.0 % lrc.tau_v.0 == 0 {
             let a_tau = lrc.alpha * lrc.tau_v.as_secs_f64();
@@ -488,12 +549,20 @@ pub fn run(
                 past: VecDeque::new(),
             })
             .collect(),
-        slot: Time(gcd(lrc.tau_v.0, lrc.tau_r.0)),
+        slot: match cfg.control {
+            Control::Lrc => Time(gcd(lrc.tau_v.0, lrc.tau_r.0)),
+            Control::Reservation | Control::BestEffort => lrc.tau_r,
+        },
         rtts,
         max_rtt,
         vm_updates: 0,
         link_updates: 0,
         history: BTreeMap::new(),
+        stretch: StretchSamples {
+            every: lrc.tau_r.0,
+            current: Vec::new(),
+            previous: Vec::new(),
+        },
         error: None,
     };
     let out = run_with(topo, &flows, &[], sim, progress, Some(&mut ctl))?;
@@ -501,12 +570,31 @@ pub fn run(
         return Err(e);
     }
     let (vm_updates, link_updates, vm_flows) = (ctl.vm_updates, ctl.link_updates, ctl.history);
+    let vm_pair_of: Vec<(usize, usize)> = transfers.iter().map(|t| (t.src_vm, t.dst_vm)).collect();
+    let starts: Vec<Time> = transfers.iter().map(|t| t.start).collect();
+    let ends: Vec<Option<Time>> = out.flows.iter().map(|f| f.end).collect();
+    let demands: Vec<f64> = transfers
+        .iter()
+        .map(|t| t.demand.unwrap_or(f64::INFINITY))
+        .collect();
+    let oracle = oracle_distance(
+        topo,
+        placement,
+        &vm_pair_of,
+        cfg.lrc.mu,
+        &starts,
+        &ends,
+        &paths,
+        &demands,
+        &ctl.stretch.into_samples(),
+    );
     Ok(FlowLevelRun {
         sim: out,
         paths,
         vm_updates,
         link_updates,
         vm_flows,
+        oracle,
     })
 }
 

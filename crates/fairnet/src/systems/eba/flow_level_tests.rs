@@ -424,3 +424,69 @@ fn with_feedback_delay_a_vm_flow_reads_the_rate_factors_one_round_trip_old() {
     }
     assert!(apart > 0.01, "the delay changed nothing: {apart}");
 }
+
+#[test]
+fn the_run_keeps_only_the_last_stretchs_samples_and_measures_what_the_engines_samples_give() {
+    // The distance a flow-level run reports (`FlowLevelRun::oracle`) reads its own τ_r samples,
+    // kept only for the stretch since the last arrival or departure (and the one before). Under
+    // best effort the rates are constant between arrivals and departures, so those samples
+    // equal the engine's own every τ_r (`rate_interval`), and `oracle_distance` over all of the
+    // engine's samples must give exactly the same distance: the same window, VM-flows, rates and
+    // oracle. Workload on the two hops: x1 → r1 (both hops) from 0, y → r3 (hop 0) from 1 s
+    // for 250 MB, z → r5 (hop 1) from 2.5 s for 100 MB, and a second x1 → r1 transfer at 3 s
+    // for 50 MB: five changes, the last stretch after the last departure.
+    let topo = two_hops();
+    let p = placement(
+        &topo,
+        vec![
+            vm("x1", 0, 200.0, 1.0),
+            vm("r1", 1, 200.0, 1.0),
+            vm("y", 2, 100.0, 2.0),
+            vm("r3", 3, 100.0, 1.0),
+            vm("z", 4, 0.0, 1.0),
+            vm("r5", 5, 0.0, 1.0),
+        ],
+    );
+    let at = |src_vm, dst_vm, mb: u64, s: u64| VmTransfer {
+        size: Bytes(mb * 1_000_000),
+        start: Time::from_ms(1000 * s / 10),
+        ..long(src_vm, dst_vm)
+    };
+    let transfers = vec![
+        long(0, 1),
+        at(2, 3, 250, 10),
+        at(4, 5, 100, 25),
+        at(0, 1, 50, 30),
+    ];
+    let cfg = FlowLevelConfig {
+        control: Control::BestEffort,
+        ..FlowLevelConfig::default()
+    };
+    let sim = FlowSimConfig {
+        stop_at: Some(Time::from_ms(20_000)),
+        rate_interval: Some(cfg.lrc.tau_r),
+        ..FlowSimConfig::default()
+    };
+    let r = run(&topo, &p, &transfers, &cfg, &sim, &Progress::default()).unwrap();
+    let ends: Vec<Option<Time>> = r.sim.flows.iter().map(|f| f.end).collect();
+    assert_eq!(ends.iter().filter(|e| e.is_some()).count(), 3, "{ends:?}");
+    let pairs: Vec<(usize, usize)> = transfers.iter().map(|t| (t.src_vm, t.dst_vm)).collect();
+    let starts: Vec<Time> = transfers.iter().map(|t| t.start).collect();
+    let want = super::oracle::oracle_distance(
+        &topo,
+        &p,
+        &pairs,
+        cfg.lrc.mu,
+        &starts,
+        &ends,
+        &r.paths,
+        &[f64::INFINITY; 4],
+        &r.sim.rates,
+    )
+    .unwrap();
+    let got = r.oracle.clone().unwrap();
+    assert_eq!(got, want);
+    assert_eq!(got.vm_flows, vec![(0, 1)], "x1 → r1 alone at the end");
+    assert!((got.oracle[0] - 900e6).abs() < 1.0, "{:?}", got.oracle);
+    assert!((got.rates[0] - 1e9).abs() < 1.0, "best effort: the line");
+}

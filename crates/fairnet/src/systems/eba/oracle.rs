@@ -1,6 +1,8 @@
 //! Every eBA run's distance from the oracle (issue 23, "Beyond the paper": "Every run reports
 //! its VM-flows' distance from the oracle's allocation with guarantees"), at flow and packet
-//! level alike.
+//! level alike: a packet scenario's (`scenario::run`), and every flow-level run's
+//! ([`super::flow_level::FlowLevelRun::oracle`]: a flow-level scenario's and the Python
+//! binding's, `_core.eba_flow_run`, which the entries `eba-fig10-11` and `eba-fig14` use).
 //!
 //! **What is compared.** The run's *last settled stretch*: the VM-flows open (some flow of
 //! theirs active) over the second half of the last interval in which no flow started or ended
@@ -10,7 +12,8 @@
 //! set beside the oracle's weighted max-min allocation with guarantees (`crate::alloc`) of the
 //! same VM-flows: weights and guarantees by Eqs. (1)–(2) for exactly that set of open
 //! VM-flows (Algorithm 1's table rebuilt for it), their paths, their demands (a constant-rate
-//! flow's rate, else backlogged), on capacities `μ·C` — LRC's equilibrium (Theorem 2, with the
+//! flow's rate, else backlogged; a guarantee above the demand counts as the demand: what a
+//! VM-flow does not want it is not owed), on capacities `μ·C` — LRC's equilibrium (Theorem 2, with the
 //! load steered to `μC` by §VI-B's constriction). The first half of the stretch is left to
 //! the controller to settle after the change.
 //!
@@ -21,15 +24,13 @@
 //! measured the same way for reservation, best effort and TCP-like: how far each is from what
 //! eBA promises.
 
-use super::guarantee::GuaranteeTable;
+use super::guarantee::{GuaranteeTable, Placement};
 use super::model::LrcNetwork;
-use super::vms::VmPlan;
 use crate::alloc::waterfill;
 use crate::engine::flow::RateSample;
 use crate::metrics::jain_index;
 use crate::topo::Topology;
 use crate::units::Time;
-use crate::workload::FlowSpec;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The VM-flows' distance from the oracle over a run's last settled stretch (module doc).
@@ -66,17 +67,19 @@ impl OracleDistance {
     }
 }
 
-/// The distance of the run's VM-flows from the oracle (module doc). `flows[i]` started at its
-/// `start` and ended at `ends[i]` (`None`: still active), took `paths[i]` (link ids) and
-/// wanted `demands[i]` bits/s (`f64::INFINITY`: backlogged); `samples` are the run's rate
-/// samples. `None` when there is nothing to compare (no samples, or no VM-flow open over the
-/// window).
+/// The distance of the run's VM-flows from the oracle (module doc). The VMs are `placement`'s;
+/// `flows[i]` belongs to the VM-flow `vm_pair_of[i]` (sender VM, receiver VM: indices into
+/// `placement`), started at `starts[i]` and ended at `ends[i]` (`None`: still active), took
+/// `paths[i]` (link ids) and wanted `demands[i]` bits/s (`f64::INFINITY`: backlogged);
+/// `samples` are the run's rate samples (only those after the last change are read). `None`
+/// when there is nothing to compare (no samples, or no VM-flow open over the window).
 #[allow(clippy::too_many_arguments)]
 pub fn oracle_distance(
     topo: &Topology,
-    plan: &VmPlan,
+    placement: &Placement,
+    vm_pair_of: &[(usize, usize)],
     mu: f64,
-    flows: &[FlowSpec],
+    starts: &[Time],
     ends: &[Option<Time>],
     paths: &[Vec<u32>],
     demands: &[f64],
@@ -84,29 +87,30 @@ pub fn oracle_distance(
 ) -> Option<OracleDistance> {
     let last = samples.iter().map(|s| s.time).max()?;
     // The last change (a flow starting or ending) before the last sample.
-    let changed = flows
+    let changed = starts
         .iter()
-        .map(|f| f.start)
-        .chain(ends.iter().flatten().copied())
+        .chain(ends.iter().flatten())
+        .copied()
         .filter(|&t| t < last)
         .max()
         .unwrap_or(Time::ZERO);
     let from = Time(changed.0 + (last.0 - changed.0) / 2);
-    let open: Vec<usize> = (0..flows.len())
-        .filter(|&i| flows[i].start <= changed && ends[i].is_none_or(|e| e >= last))
+    let open: Vec<usize> = (0..starts.len())
+        .filter(|&i| starts[i] <= changed && ends[i].is_none_or(|e| e >= last))
         .collect();
-    // VM-flows in order of their pair index; each one's path and demand.
-    let mut pairs: BTreeMap<u32, (Vec<u32>, f64)> = BTreeMap::new();
+    // VM-flows in order of (sender VM, receiver VM); each one's path and demand.
+    let mut pairs: BTreeMap<(usize, usize), (Vec<u32>, f64)> = BTreeMap::new();
     for &i in &open {
         let e = pairs
-            .entry(plan.pair_of[i])
+            .entry(vm_pair_of[i])
             .or_insert_with(|| (paths[i].clone(), 0.0));
         e.1 += demands[i];
     }
     if pairs.is_empty() {
         return None;
     }
-    let index: BTreeMap<u32, usize> = pairs.keys().enumerate().map(|(k, &p)| (p, k)).collect();
+    let index: BTreeMap<(usize, usize), usize> =
+        pairs.keys().enumerate().map(|(k, &p)| (p, k)).collect();
     let times: BTreeSet<Time> = samples
         .iter()
         .map(|s| s.time)
@@ -117,7 +121,7 @@ pub fn oracle_distance(
     }
     let mut rates = vec![0.0; pairs.len()];
     for s in samples.iter().filter(|s| s.time > from && s.time <= last) {
-        if let Some(&k) = index.get(&plan.pair_of[s.flow as usize]) {
+        if let Some(&k) = index.get(&vm_pair_of[s.flow as usize]) {
             rates[k] += s.rate;
         }
     }
@@ -125,14 +129,8 @@ pub fn oracle_distance(
         *r /= times.len() as f64;
     }
     // Eqs. (1)–(2) for exactly the open VM-flows (Algorithm 1 from an empty table).
-    let mut table = GuaranteeTable::new(plan.table.borrow().placement().clone());
-    let vm_flows: Vec<(usize, usize)> = pairs
-        .keys()
-        .map(|&p| {
-            let pair = plan.pairs[p as usize];
-            (pair.src, pair.dst)
-        })
-        .collect();
+    let mut table = GuaranteeTable::new(placement.clone());
+    let vm_flows: Vec<(usize, usize)> = pairs.keys().copied().collect();
     for &(x, y) in &vm_flows {
         table.connect(x, y).ok()?;
     }
@@ -140,12 +138,13 @@ pub fn oracle_distance(
         topo.links().iter().map(|l| l.capacity.bps()).collect(),
         pairs.values().map(|(p, _)| p.clone()).collect(),
     );
+    net.demands = pairs.values().map(|&(_, d)| d).collect();
     for (k, &(x, y)) in vm_flows.iter().enumerate() {
         let f = table.flow(x, y)?;
         net.weights[k] = f.weight;
-        net.guarantees[k] = f.guarantee;
+        // A VM-flow that wants less than its guarantee is owed what it wants.
+        net.guarantees[k] = f.guarantee.min(net.demands[k]);
     }
-    net.demands = pairs.values().map(|&(_, d)| d).collect();
     let oracle = waterfill::solve(&net.oracle_problem(mu).ok()?).rates;
     let max_rel_error = rates
         .iter()
@@ -168,9 +167,10 @@ mod tests {
     use super::*;
     use crate::ids::NodeId;
     use crate::scenario::{from_toml, run};
-    use crate::systems::eba::vms::{EbaPacketConfig, VmSpec};
+    use crate::systems::eba::vms::{EbaPacketConfig, VmPlan, VmSpec};
     use crate::topo::LinkSpec;
     use crate::units::{Bytes, Rate};
+    use crate::workload::FlowSpec;
 
     fn vm(name: &str, host: u32, tenant: u32) -> VmSpec {
         VmSpec {
@@ -227,7 +227,19 @@ mod tests {
         }
         let ends = vec![None, Some(Time::from_ms(4000))];
         let inf = vec![f64::INFINITY; 2];
-        let d = oracle_distance(&topo, &plan, 0.9, &flows, &ends, &paths, &inf, &samples).unwrap();
+        let table = plan.table.borrow();
+        let d = oracle_distance(
+            &topo,
+            table.placement(),
+            &plan.vm_pair_of_flows(),
+            0.9,
+            &[Time::ZERO; 2],
+            &ends,
+            &paths,
+            &inf,
+            &samples,
+        )
+        .unwrap();
         assert_eq!(d.window, (Time::from_ms(7000), Time::from_ms(10_000)));
         assert_eq!(d.vm_flows, vec![(0, 1)]);
         assert!((d.oracle[0] - 900e6).abs() < 1.0, "{:?}", d.oracle);
@@ -237,6 +249,31 @@ mod tests {
             d.max_rel_error
         );
         assert!((d.jain - 1.0).abs() < 1e-12);
+        // The same run with Y never ending and wanting only 200 Mb/s, below its 300 Mb/s
+        // guarantee (Eq. 2 with one VM-flow a VM: B): the window is (5 s, 10 s] and the oracle
+        // owes Y its 200 Mb/s demand, not its guarantee, and X the rest of μC, 700 Mb/s.
+        // Samples X 700, Y 200: distance 0, Jain's index 1.
+        let samples: Vec<RateSample> = (1..=10)
+            .flat_map(|s| [sample(s, 0, 700.0), sample(s, 1, 200.0)])
+            .collect();
+        let d = oracle_distance(
+            &topo,
+            table.placement(),
+            &plan.vm_pair_of_flows(),
+            0.9,
+            &[Time::ZERO; 2],
+            &[None, None],
+            &paths,
+            &[f64::INFINITY, 200e6],
+            &samples,
+        )
+        .unwrap();
+        assert_eq!(d.window, (Time::from_ms(5000), Time::from_ms(10_000)));
+        assert!((d.oracle[0] - 700e6).abs() < 1.0 && (d.oracle[1] - 200e6).abs() < 1.0);
+        assert!(
+            d.max_rel_error < 1e-9 && (d.jain - 1.0).abs() < 1e-12,
+            "{d:?}"
+        );
     }
 
     /// One host (0) with VMs X (weight 1) and Y (weight 2) sending to their peers on hosts 1

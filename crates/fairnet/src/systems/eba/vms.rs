@@ -214,6 +214,17 @@ pub struct VmPlan {
 }
 
 impl VmPlan {
+    /// Each flow's VM-flow as (sender VM, receiver VM), by flow id.
+    pub fn vm_pair_of_flows(&self) -> Vec<(usize, usize)> {
+        self.pair_of
+            .iter()
+            .map(|&p| {
+                let pair = &self.pairs[p as usize];
+                (pair.src, pair.dst)
+            })
+            .collect()
+    }
+
     /// Places `cfg.vms` on `topo` (checks as [`Placement::new`]) and maps every flow to its
     /// VM-flow; errors name the VM or the flow.
     pub fn new(cfg: &EbaPacketConfig, topo: &Topology, flows: &[FlowSpec]) -> Result<VmPlan> {
