@@ -67,7 +67,7 @@ impl HostShim for Observed {
         let mut all = self.acc.borrow_mut();
         let a = &mut all[pkt.flow.0 as usize];
         if now < FROM {
-            a.cuts_at_from = s.cuts;
+            a.cuts_at_from = s.window.cuts;
         } else if now <= TO {
             if let Some((t, c, al)) = a.last {
                 let dt = (now - t).as_secs_f64();
@@ -75,11 +75,11 @@ impl HostShim for Observed {
                 a.alpha_dt += al * dt;
                 a.span += dt;
             }
-            a.cuts = s.cuts - a.cuts_at_from;
+            a.cuts = s.window.cuts - a.cuts_at_from;
             a.acks += 1;
             a.ece += ece as u64;
         }
-        a.last = Some((now, s.cwnd / MSS, s.alpha));
+        a.last = Some((now, s.window.cwnd / MSS, s.alpha));
     }
     fn on_flow_start(&mut self, flow: FlowId, spec: &FlowSpec, now: Time) {
         self.inner.on_flow_start(flow, spec, now);

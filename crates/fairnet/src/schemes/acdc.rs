@@ -14,9 +14,10 @@
 //!   cumulative ACK, seen on ingress);
 //! - DCTCP's `α` (Alizadeh et al., SIGCOMM 2010, §3.1 eq. 1; Uranus Eq. 9): once per window of
 //!   data, `α ← (1 − g)·α + g·F`, `F` the fraction of acknowledged bytes whose ACK echoed CE;
-//! - `cwnd*` and `ssthresh` in bytes: slow start (`cwnd* += acked` below `ssthresh`), then the
-//!   law's additive increase per ACK; on an ACK echoing CE, at most once per window of data,
-//!   the law's multiplicative cut; fast recovery as NewReno (RFC 5681 §3.2, RFC 6582): on the
+//! - `cwnd*` and `ssthresh` in bytes ([`EcnWindow`], whose steps SCC's tunnels take too):
+//!   slow start (`cwnd* += acked` below `ssthresh`), then the law's additive increase per ACK;
+//!   on an ACK echoing CE, at most once per window of data, the law's multiplicative cut
+//!   (never below 2 MSS); fast recovery as NewReno (RFC 5681 §3.2, RFC 6582): on the
 //!   third duplicate ACK `ssthresh = cwnd* = max(flight/2, 2·MSS)`, no growth until the
 //!   cumulative ACK passes the recovery point; a timeout (RFC 5681 §3.1) sets `cwnd* = 1·MSS`.
 //!
@@ -66,15 +67,95 @@ pub trait VccLaw {
     fn cut_factor(&self, alpha: f64, w: f64) -> f64;
 }
 
+/// The window of a virtual congestion control on ECN echoes — one flow's in [`VccShim`], one
+/// tunnel's in SCC's shim (`crate::systems::uranus::scc_shim`) — and its reaction to an ACK
+/// ([`EcnWindow::on_ack`]), to a fast retransmit and to a timeout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnWindow {
+    /// The enforced window `cwnd*`, bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold, bytes (`f64::INFINITY` before the first reduction).
+    pub ssthresh: f64,
+    /// No further cut until the acknowledged bytes pass this.
+    pub cwr_end: u64,
+    /// Cuts made for ECN echoes (for tests and reports).
+    pub cuts: u64,
+}
+
+/// What one ACK tells an [`EcnWindow`], in the byte space the window counts (a flow's sequence
+/// space, or the sum of a tunnel's flows').
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EcnAck {
+    /// It echoed CE.
+    pub ece: bool,
+    /// Bytes it newly acknowledged.
+    pub acked: u64,
+    /// Bytes acknowledged up to now, this ACK's included.
+    pub una: u64,
+    /// Bytes sent up to now (one past the highest).
+    pub nxt: u64,
+    /// In fast recovery (no growth).
+    pub in_recovery: bool,
+}
+
+impl EcnWindow {
+    /// A window of `init_cwnd` bytes, no slow-start threshold yet.
+    pub fn new(init_cwnd: u64) -> EcnWindow {
+        EcnWindow {
+            cwnd: init_cwnd as f64,
+            ssthresh: f64::INFINITY,
+            cwr_end: 0,
+            cuts: 0,
+        }
+    }
+
+    /// One ACK under `law` with congestion estimate `alpha` and weight (or priority) `w`
+    /// (Uranus Eq. 7, AC/DC Eq. 6): on an echo, at most once per window of data (until the
+    /// acknowledged bytes pass what was sent at the last cut), `cwnd ← cwnd·law.cut_factor`,
+    /// never below 2 MSS, and `ssthresh = cwnd`; otherwise, outside fast recovery and for
+    /// newly acknowledged bytes, slow start below `ssthresh` (`cwnd += acked`, as TCP, RFC
+    /// 5681 §3.1) or the law's increase. An ACK echoing CE never grows the window.
+    #[inline]
+    pub fn on_ack(&mut self, law: &impl VccLaw, ack: &EcnAck, alpha: f64, w: f64, mss: u64) {
+        if ack.ece {
+            if ack.una >= self.cwr_end {
+                let cut = self.cwnd * law.cut_factor(alpha, w);
+                self.cwnd = cut.max(2.0 * mss as f64);
+                self.ssthresh = self.cwnd;
+                self.cwr_end = ack.nxt;
+                self.cuts += 1;
+            }
+        } else if !ack.in_recovery && ack.acked > 0 {
+            if self.cwnd < self.ssthresh {
+                self.cwnd += ack.acked as f64;
+            } else {
+                self.cwnd += law.increase(self.cwnd, ack.acked, mss, w);
+            }
+        }
+    }
+
+    /// Fast retransmit (RFC 5681 §3.2 steps 2–3) with `flight` bytes in flight:
+    /// `ssthresh = cwnd = max(flight/2, 2·MSS)`.
+    pub fn on_fast_retransmit(&mut self, flight: u64, mss: u64) {
+        self.ssthresh = ((flight / 2).max(2 * mss)) as f64;
+        self.cwnd = self.ssthresh;
+    }
+
+    /// Timeout (RFC 5681 §3.1) with `flight` bytes in flight: `ssthresh = max(flight/2,
+    /// 2·MSS)`, `cwnd = 1·MSS`.
+    pub fn on_timeout(&mut self, flight: u64, mss: u64) {
+        self.ssthresh = ((flight / 2).max(2 * mss)) as f64;
+        self.cwnd = mss as f64;
+    }
+}
+
 /// One flow's state in a [`VccShim`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct VccFlow {
     /// The flow's weight (WVCC's `w`) or priority (AC/DC's `β`).
     pub weight: f64,
-    /// The enforced window `cwnd*`, bytes.
-    pub cwnd: f64,
-    /// Slow-start threshold, bytes (`f64::INFINITY` before the first reduction).
-    pub ssthresh: f64,
+    /// The enforced window `cwnd*` and what goes with it.
+    pub window: EcnWindow,
     /// DCTCP's congestion estimate.
     pub alpha: f64,
     /// Cumulative acknowledgement seen last.
@@ -85,16 +166,12 @@ pub struct VccFlow {
     win_end: u64,
     win_acked: u64,
     win_marked: u64,
-    /// No further cut until the cumulative ACK passes this.
-    cwr_end: u64,
     /// Duplicate ACKs since the last new acknowledgment.
     dupacks: u32,
     /// Retransmissions of bytes below this belong to a loss episode already answered.
     recover: u64,
     /// In fast recovery (no growth) until the cumulative ACK reaches `recover`.
     in_recovery: bool,
-    /// Cuts made for ECN echoes (for tests and reports).
-    pub cuts: u64,
     /// Receive windows lowered to `cwnd*` (for tests and reports).
     pub rewrites: u64,
 }
@@ -175,23 +252,16 @@ impl<L: VccLaw> VccShim<L> {
             }
         }
         // Uranus Eq. (7) / AC/DC Eq. (6): cut at most once per window on an echo, else grow.
-        if ece {
-            if cum >= s.cwr_end {
-                let cut = s.cwnd * self.law.cut_factor(s.alpha, s.weight);
-                s.cwnd = cut.max(2.0 * mss as f64);
-                s.ssthresh = s.cwnd;
-                s.cwr_end = s.snd_nxt;
-                s.cuts += 1;
-            }
-        } else if !s.in_recovery && acked > 0 {
-            if s.cwnd < s.ssthresh {
-                s.cwnd += acked as f64; // slow start, as TCP (RFC 5681 §3.1)
-            } else {
-                s.cwnd += self.law.increase(s.cwnd, acked, mss, s.weight);
-            }
-        }
+        let ack = EcnAck {
+            ece,
+            acked,
+            una: s.snd_una,
+            nxt: s.snd_nxt,
+            in_recovery: s.in_recovery,
+        };
+        s.window.on_ack(&self.law, &ack, s.alpha, s.weight, mss);
         // §4.3: "RWND is modified only when cwnd* is smaller than the original RWND".
-        let w = s.cwnd as u64;
+        let w = s.window.cwnd as u64;
         if w < pkt.window {
             pkt.window = w;
             s.rewrites += 1;
@@ -203,35 +273,30 @@ impl VccFlow {
     fn new(weight: f64, init_cwnd: u64) -> VccFlow {
         VccFlow {
             weight,
-            cwnd: init_cwnd as f64,
-            ssthresh: f64::INFINITY,
+            window: EcnWindow::new(init_cwnd),
             alpha: 1.0,
             snd_una: 0,
             snd_nxt: 0,
             win_end: 0,
             win_acked: 0,
             win_marked: 0,
-            cwr_end: 0,
             dupacks: 0,
             recover: 0,
             in_recovery: false,
-            cuts: 0,
             rewrites: 0,
         }
     }
 
     /// Fast retransmit (RFC 5681 §3.2 steps 2–3): `ssthresh = cwnd* = max(flight/2, 2·MSS)`.
     fn enter_recovery(&mut self, flight: u64, mss: u64) {
-        self.ssthresh = ((flight / 2).max(2 * mss)) as f64;
-        self.cwnd = self.ssthresh;
+        self.window.on_fast_retransmit(flight, mss);
         self.recover = self.snd_nxt;
         self.in_recovery = true;
     }
 
     /// Timeout (RFC 5681 §3.1): `ssthresh = max(flight/2, 2·MSS)`, `cwnd* = 1·MSS`.
     fn on_timeout(&mut self, flight: u64, mss: u64) {
-        self.ssthresh = ((flight / 2).max(2 * mss)) as f64;
-        self.cwnd = mss as f64;
+        self.window.on_timeout(flight, mss);
         self.recover = self.snd_nxt;
         self.in_recovery = false;
         self.dupacks = 0;
@@ -404,12 +469,12 @@ mod tests {
         let mut a = ack(0, 1000, true);
         s.on_ingress(&mut a, Time::ZERO);
         assert!(!a.ece, "the echo is the shim's");
-        assert_eq!(s.flow(FlowId(0)).unwrap().cwnd, 2000.0);
+        assert_eq!(s.flow(FlowId(0)).unwrap().window.cwnd, 2000.0);
         assert_eq!(a.window, 2000);
         // A second echo in the same window of data does not cut again.
         let mut a = ack(0, 2000, true);
         s.on_ingress(&mut a, Time::ZERO);
-        assert_eq!(s.flow(FlowId(0)).unwrap().cuts, 1);
+        assert_eq!(s.flow(FlowId(0)).unwrap().window.cuts, 1);
         // β = 1 is DCTCP's cut: α/2.
         assert_eq!(AcdcLaw.cut_factor(0.5, 1.0), 0.75);
     }
@@ -437,16 +502,16 @@ mod tests {
             s.on_egress(&mut data(0, i * 1000, 1000), Time::ZERO);
         }
         s.on_ingress(&mut ack(0, 1000, false), Time::ZERO);
-        let after_first = s.flow(FlowId(0)).unwrap().cwnd;
+        let after_first = s.flow(FlowId(0)).unwrap().window.cwnd;
         assert_eq!(after_first, 11_000.0, "slow start: +1,000");
         for _ in 0..3 {
             s.on_ingress(&mut ack(0, 1000, false), Time::ZERO);
         }
-        assert_eq!(s.flow(FlowId(0)).unwrap().cwnd, 4500.0);
+        assert_eq!(s.flow(FlowId(0)).unwrap().window.cwnd, 4500.0);
         let mut r = data(0, 1000, 1000);
         r.retransmit = true;
         s.on_egress(&mut r, Time::ZERO);
-        assert_eq!(s.flow(FlowId(0)).unwrap().cwnd, 4500.0);
+        assert_eq!(s.flow(FlowId(0)).unwrap().window.cwnd, 4500.0);
     }
 
     #[test]

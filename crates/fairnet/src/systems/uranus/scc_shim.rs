@@ -51,7 +51,7 @@ use crate::engine::packet::host::HostShim;
 use crate::engine::packet::pkt::{Ecn, Packet, PacketKind};
 use crate::error::Result;
 use crate::ids::{FlowId, NodeId};
-use crate::schemes::acdc::{check_gain, VccLaw};
+use crate::schemes::acdc::{check_gain, EcnAck, EcnWindow};
 use crate::units::Time;
 use crate::workload::FlowSpec;
 use serde::{Deserialize, Serialize};
@@ -134,10 +134,8 @@ pub struct SccTunnel {
     pub weight: f64,
     /// Member flows (started, not fully acknowledged).
     pub members: Vec<FlowId>,
-    /// The tunnel's window `cwnd_T`, bytes.
-    pub cwnd: f64,
-    /// Slow-start threshold, bytes.
-    pub ssthresh: f64,
+    /// The tunnel's window `cwnd_T` and what goes with it.
+    pub window: EcnWindow,
     /// DCTCP's estimate over the aggregated feedback.
     pub alpha: f64,
     /// Bytes its flows have sent (new data only).
@@ -147,12 +145,9 @@ pub struct SccTunnel {
     win_end: u64,
     win_acked: u64,
     win_marked: u64,
-    cwr_end: u64,
     /// Tunnel-space recovery point.
     recover: u64,
     in_recovery: bool,
-    /// Cuts made for ECN echoes.
-    pub cuts: u64,
 }
 
 impl SccTunnel {
@@ -160,18 +155,15 @@ impl SccTunnel {
         SccTunnel {
             weight: 0.0,
             members: Vec::new(),
-            cwnd: init_cwnd as f64,
-            ssthresh: f64::INFINITY,
+            window: EcnWindow::new(init_cwnd),
             alpha: 1.0,
             sent: 0,
             acked: 0,
             win_end: 0,
             win_acked: 0,
             win_marked: 0,
-            cwr_end: 0,
             recover: 0,
             in_recovery: false,
-            cuts: 0,
         }
     }
 
@@ -212,8 +204,8 @@ impl SccShim {
             .tunnels
             .get_mut(&key)
             .expect("a member's tunnel exists");
-        t.ssthresh = ((t.flight() / 2).max(2 * mss)) as f64;
-        t.cwnd = t.ssthresh;
+        let flight = t.flight();
+        t.window.on_fast_retransmit(flight, mss);
         t.recover = t.sent;
         t.in_recovery = true;
         for f in &t.members {
@@ -229,8 +221,8 @@ impl SccShim {
             .tunnels
             .get_mut(&key)
             .expect("a member's tunnel exists");
-        t.ssthresh = ((t.flight() / 2).max(2 * mss)) as f64;
-        t.cwnd = mss as f64;
+        let flight = t.flight();
+        t.window.on_timeout(flight, mss);
         t.recover = t.sent;
         t.in_recovery = false;
         for f in &t.members {
@@ -298,28 +290,22 @@ impl SccShim {
             .tunnels
             .get_mut(&key)
             .expect("a member's tunnel exists");
-        // Eq. (7) with the tunnel's weight: cut at most once per window on an echo, else grow.
-        if ece {
-            if t.acked >= t.cwr_end {
-                let cut = t.cwnd * self.law.cut_factor(t.alpha, t.weight);
-                t.cwnd = cut.max(2.0 * mss as f64);
-                t.ssthresh = t.cwnd;
-                t.cwr_end = t.sent;
-                t.cuts += 1;
-            }
-        } else if !t.in_recovery && acked > 0 {
-            if t.cwnd < t.ssthresh {
-                t.cwnd += acked as f64;
-            } else {
-                t.cwnd += self.law.increase(t.cwnd, acked, mss, t.weight);
-            }
-        }
+        // Eq. (7) with the tunnel's weight: cut at most once per window on an echo, else grow
+        // (tunnel space: what its flows sent and had acknowledged).
+        let ack = EcnAck {
+            ece,
+            acked,
+            una: t.acked,
+            nxt: t.sent,
+            in_recovery: t.in_recovery,
+        };
+        t.window.on_ack(&self.law, &ack, t.alpha, t.weight, mss);
         // The flow's share of the tunnel's window, imposed as WVCC imposes cwnd*.
         let f = self.flows.get(&pkt.flow).expect("looked up above");
         let share = if t.weight > 0.0 {
-            t.cwnd * (f.weight / t.weight).min(1.0)
+            t.window.cwnd * (f.weight / t.weight).min(1.0)
         } else {
-            t.cwnd
+            t.window.cwnd
         };
         let w = share as u64;
         if w < pkt.window {

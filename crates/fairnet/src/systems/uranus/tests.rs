@@ -331,7 +331,7 @@ impl<L: VccLaw> HostShim for Checked<L> {
         if pkt.window > before {
             f.raised += 1;
         }
-        let cwnd = self.inner.flow(pkt.flow).unwrap().cwnd as u64;
+        let cwnd = self.inner.flow(pkt.flow).unwrap().window.cwnd as u64;
         if pkt.window != cwnd.min(before) {
             f.not_cwnd += 1;
         }

@@ -94,7 +94,7 @@ mod tests {
             ..Packet::default()
         };
         s.on_ingress(&mut a, Time::ZERO);
-        assert_eq!(s.flow(FlowId(0)).unwrap().cwnd, 5000.0);
+        assert_eq!(s.flow(FlowId(0)).unwrap().window.cwnd, 5000.0);
         let mut a = Packet {
             kind: PacketKind::Ack,
             flow: FlowId(0),
@@ -102,9 +102,11 @@ mod tests {
             ..Packet::default()
         };
         s.on_ingress(&mut a, Time::ZERO);
-        assert!((s.flow(FlowId(0)).unwrap().cwnd - (5000.0 + 0.25 * 1000.0 / 5.0)).abs() < 1e-9);
+        assert!(
+            (s.flow(FlowId(0)).unwrap().window.cwnd - (5000.0 + 0.25 * 1000.0 / 5.0)).abs() < 1e-9
+        );
         s.on_weight(FlowId(0), 0.75);
-        let before = s.flow(FlowId(0)).unwrap().cwnd;
+        let before = s.flow(FlowId(0)).unwrap().window.cwnd;
         let mut a = Packet {
             kind: PacketKind::Ack,
             flow: FlowId(0),
@@ -112,12 +114,12 @@ mod tests {
             ..Packet::default()
         };
         s.on_ingress(&mut a, Time::ZERO);
-        let grown = s.flow(FlowId(0)).unwrap().cwnd - before;
+        let grown = s.flow(FlowId(0)).unwrap().window.cwnd - before;
         assert!(
             (grown - 0.75 * 1000.0 * 1000.0 / before).abs() < 1e-9,
             "{grown}"
         );
-        assert_eq!(a.window, s.flow(FlowId(0)).unwrap().cwnd as u64);
+        assert_eq!(a.window, s.flow(FlowId(0)).unwrap().window.cwnd as u64);
     }
 
     #[test]
