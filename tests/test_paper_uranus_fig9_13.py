@@ -40,6 +40,7 @@ def test_uranus_fig9_smoke_weights_move_the_slices_shares(tmp_path: Path) -> Non
         assert 0 < r["throughput_a_bps"] < r["throughput_b_bps"]
         assert r["throughput_a_bps"] + r["throughput_b_bps"] <= RACK_CORE_BPS
         assert 0.5 <= r["jain_mean"] <= 1 and 0.5 <= r["jain_of_means"] <= 1
+        assert 0.5 <= r["jain_per_link"] <= 1
     assert runs["uranus"]["weight_sum_error"] < 1e-9
     summary = next(r for r in result.rows if r["scheduler"] == "uranus vs scc")
     assert summary["improvement"] == summary["jain_uranus"] / summary["jain_scc"] - 1

@@ -49,11 +49,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 from rich.console import Console
 
 import fairnet
 from fairnet import _core
-from fairnet.analysis import class_throughput_on, flow_link_shares
+from fairnet.analysis import class_link_throughput, class_throughput_on, flow_link_shares
 from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.plots import grouped_bars, pyplot, save_figure
 from fairnet.paper.tables import Column, ResultTable, key
@@ -123,15 +124,13 @@ def slice_weights(proportion: float) -> tuple[float, float]:
     return (proportion * WEIGHT_B, WEIGHT_B)
 
 
-def slice_series(r: Any, weights: tuple[float, float], every: int) -> dict[str, np.ndarray]:
+def slice_series(
+    r: Any, shares: pl.DataFrame, weights: tuple[float, float], every: int
+) -> dict[str, np.ndarray]:
     """Per interval of a run: time, each slice's throughput over the rack–core links ``T_s``
     (bit/s, a flow once per such link it crosses), Jain's index of ``T_s / W_s`` and each
     slice's normalized throughput ``(T_s / ΣT) / (W_s / ΣW)``."""
-    shares = flow_link_shares(r.scenario, r.flows)
-    rack_core = np.unique(shares.filter(shares["rack_core"])["link"].to_numpy())
-    tags = r.flows["tag"].to_numpy()
-    classes = {i: int(t) for i, t in enumerate(tags) if t in (0, 1)}
-    t = class_throughput_on(r.rates, shares, classes, rack_core, every=every)
+    t = class_throughput_on(r.rates, shares, slice_of(r), rack_core_of(shares), every=every)
     times = np.unique(t["time_s"].to_numpy())
     tp = t["throughput_bps"].to_numpy().reshape(len(times), 2)
     w = np.asarray(weights)
@@ -142,13 +141,53 @@ def slice_series(r: Any, weights: tuple[float, float], every: int) -> dict[str, 
     return {"time_s": times, "throughput_bps": tp, "jain": jain, "normalized": normalized}
 
 
+def slice_of(r: Any) -> dict[int, int]:
+    """The two compared slices' flows (tags 0 and 1; the background left out): flow → slice."""
+    return {
+        int(f): int(t)
+        for f, t in zip(r.flows["flow"].to_list(), r.flows["tag"].to_list(), strict=True)
+        if t in (0, 1)
+    }
+
+
+def rack_core_of(shares: pl.DataFrame) -> np.ndarray:
+    """The rack–core links (``fairnet::metrics::rack_core_links``) of a membership table."""
+    return np.unique(shares.filter(shares["rack_core"])["link"].to_numpy())
+
+
+def per_link_jain(
+    r: Any, shares: pl.DataFrame, weights: tuple[float, float], after_s: float
+) -> float:
+    """Beyond the network-wide index: the mean over the rack–core links of Jain's index of
+    ``T_{l,s} / W_s``, each slice's mean throughput on link ``l`` after ``after_s`` — how
+    proportional the slices are link by link (FairCloud's congestion proportionality is
+    network-wide; a link can be off while the sums balance)."""
+    per = class_link_throughput(r.rates, shares, slice_of(r), rack_core_of(shares))
+    per = per.filter(pl.col("time_s") > after_s)
+    samples = r.rates.filter(pl.col("time_s") > after_s)["time_s"].n_unique()
+    mean = per.group_by("link", "class").agg(pl.col("throughput_bps").sum() / samples)
+    w = np.asarray(weights)
+    values = []
+    for link in rack_core_of(shares):
+        row = mean.filter(pl.col("link") == link)
+        x = np.zeros(2)
+        for c, v in zip(row["class"].to_list(), row["throughput_bps"].to_list(), strict=True):
+            x[c] = v
+        if x.sum() > 0:
+            values.append(_core.jain_index(x, w))
+    return float(np.mean(values))
+
+
 def run_one(proportion: float, scheduler: str, scale: str, seed: int) -> dict[str, Any]:
     """One run's row: mean Jain's index and normalized throughputs after the warm-up, each
-    slice's mean ``T_s``, and (Uranus) Eq. (3)'s largest error; ``series`` the curves."""
+    slice's mean ``T_s``, the per-link index, and (Uranus) Eq. (3)'s largest error;
+    ``series`` the curves."""
     weights = slice_weights(proportion)
     r = fairnet.run(scenario(proportion, scheduler, DURATION_MS[scale], seed))
-    s = slice_series(r, weights, EVERY[scale])
-    after = s["time_s"] > WARMUP_MS[scale] * 1e-3
+    shares = flow_link_shares(r.scenario, r.flows)
+    s = slice_series(r, shares, weights, EVERY[scale])
+    warmup_s = WARMUP_MS[scale] * 1e-3
+    after = s["time_s"] > warmup_s
     mean_t = s["throughput_bps"][after].mean(axis=0)
     row: dict[str, Any] = {
         "proportion": proportion,
@@ -156,6 +195,7 @@ def run_one(proportion: float, scheduler: str, scale: str, seed: int) -> dict[st
         "seed": seed,
         "jain_mean": float(s["jain"][after].mean()),
         "jain_of_means": _core.jain_index(np.ascontiguousarray(mean_t), np.asarray(weights)),
+        "jain_per_link": per_link_jain(r, shares, weights, warmup_s),
         "throughput_a_bps": float(mean_t[0]),
         "throughput_b_bps": float(mean_t[1]),
         "normalized_a": float(s["normalized"][after, 0].mean()),
@@ -212,6 +252,7 @@ def _table(
             key("W_A : W_B"),
             key("scheduler"),
             Column("Jain", "ours"),
+            Column("per link", "ours"),
             Column("T_A / T_B", "ours"),
             Column("norm. A", "ours"),
             Column("norm. B", "ours"),
@@ -219,8 +260,9 @@ def _table(
             Column("Uranus vs SCC", "paper", text=True),
         ),
         note="Jain: mean over intervals after the warm-up of Jain's index of T_s / W_s, T_s the "
-        "slice's throughput over the rack–core links. norm.: (T_s / ΣT) / (W_s / ΣW), 1 = "
-        "proportional. Means over seeds; drops summed over seeds.",
+        "slice's throughput over the rack–core links. per link: the mean over the rack–core "
+        "links of Jain's index of each slice's mean throughput on the link over W_s. norm.: "
+        "(T_s / ΣT) / (W_s / ΣW), 1 = proportional. Means over seeds; drops summed over seeds.",
     )
     for p in sorted({r["proportion"] for r in rows}):
         for s in SCHEDULERS:
@@ -230,6 +272,7 @@ def _table(
                 f"{p:g} : 1",
                 s,
                 f"{np.mean([r['jain_mean'] for r in mine]):.4f}",
+                f"{np.mean([r['jain_per_link'] for r in mine]):.4f}",
                 f"{ratio:.3f} (target {p:g})",
                 f"{np.mean([r['normalized_a'] for r in mine]):.3f}",
                 f"{np.mean([r['normalized_b'] for r in mine]):.3f}",
@@ -241,6 +284,7 @@ def _table(
             f"{p:g} : 1",
             "Uranus vs SCC",
             f"{sm['improvement']:+.2%}",
+            "",
             "",
             "",
             "",
@@ -293,5 +337,5 @@ ENTRY = Entry(
         "full": f"proportions 0.25, 0.5, 0.75, 1, {DURATION_MS['full']} ms per run",
     },
     run_fn=run,
-    runs={"smoke": 1, "full": 1},
+    runs={"smoke": 1, "full": 3},
 )
