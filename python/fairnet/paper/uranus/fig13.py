@@ -249,5 +249,5 @@ ENTRY = Entry(
         "per run",
     },
     run_fn=run,
-    runs={"smoke": 1, "full": 1},
+    runs={"smoke": 1, "full": 3},
 )
