@@ -938,8 +938,6 @@ pub fn json_schema() -> serde_json::Value {
     schema.to_value()
 }
 
-/// Re-roots a builder's error at the scenario section it came from: the builder names its own
-/// spec (`fat_tree.k`, `load`), the user wrote `topology.k`, `workload.load`.
 /// The background flows of `bg` beside a workload of `classes` tags: sizes from `bg.cdf`
 /// (relative to `base_dir`), else the workload's (`own`, with its last start as the default
 /// `until`); errors name `workload.background…`.
@@ -1005,6 +1003,8 @@ fn host_racks(topo: &Topology, hosts: &[NodeId]) -> Vec<u32> {
         .collect()
 }
 
+/// Re-roots a builder's error at the scenario section it came from: the builder names its own
+/// spec (`fat_tree.k`, `load`), the user wrote `topology.k`, `workload.load`.
 fn prefix(section: &str, e: Error) -> Error {
     match e {
         Error::Invalid { at, msg } if at.starts_with(section) => Error::Invalid { at, msg },
