@@ -242,16 +242,23 @@ def check_finite(value: Any, path: str = "") -> None:
             check_finite(v, f"{path}[{i}]")
 
 
+#: The fields naming a size distribution: a shipped one's name (:data:`CDF_FILES`) or a file.
+CDF_FIELDS = ("workload.cdf", "workload.background.cdf")
+
+
 def file_fields(doc: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], str]]:
     """The fields of a scenario document that name a file: (field path, the table holding it,
-    its key), for those present: ``topology.path`` (a topology file), ``workload.cdf`` (a
-    size distribution: a shipped one's name, :data:`CDF_FILES`, or a file) and
+    its key), for those present: ``topology.path`` (a topology file), ``workload.cdf`` and
+    ``workload.background.cdf`` (size distributions, :data:`CDF_FIELDS`) and
     ``workload.path`` (a flow file)."""
     found = []
-    for table, key in (("topology", "path"), ("workload", "cdf"), ("workload", "path")):
-        node = doc.get(table)
+    for name in ("topology.path", *CDF_FIELDS, "workload.path"):
+        *tables, key = name.split(".")
+        node: Any = doc
+        for t in tables:
+            node = node.get(t) if isinstance(node, Mapping) else None
         if isinstance(node, Mapping) and isinstance(node.get(key), str):
-            found.append((f"{table}.{key}", node, key))
+            found.append((name, node, key))
     return found
 
 
@@ -260,14 +267,14 @@ def check_files(doc: Mapping[str, Any], base_dir: Path) -> None:
     file's directory); the :class:`InputError` names the field and the path tried."""
     for name, node, key in file_fields(doc):
         value = node[key]
-        if name == "workload.cdf" and value in CDF_FILES:
+        if name in CDF_FIELDS and value in CDF_FILES:
             continue
         tried = base_dir / value
         if tried.is_file():
             continue
-        if name == "workload.cdf":
+        if name in CDF_FIELDS:
             raise InputError(
-                f"workload.cdf: no distribution named {value!r} and no such file {tried}; "
+                f"{name}: no distribution named {value!r} and no such file {tried}; "
                 f"shipped distributions: {', '.join(CDF_FILES)}"
             )
         raise InputError(f"{name}: no such file {tried}")
@@ -277,9 +284,9 @@ def _engine_document(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The document handed to the engine: a shipped distribution's name becomes its installed
     file (the scenario itself keeps the name, so that it runs on any machine)."""
     doc = copy.deepcopy(dict(doc))
-    workload = doc.get("workload")
-    if isinstance(workload, dict) and workload.get("cdf") in CDF_FILES:
-        workload["cdf"] = cdf_path(workload["cdf"])
+    for name, node, key in file_fields(doc):
+        if name in CDF_FIELDS and node[key] in CDF_FILES:
+            node[key] = cdf_path(node[key])  # type: ignore[index]
     return doc
 
 
@@ -290,7 +297,7 @@ def relocate(doc: Mapping[str, Any], base_dir: Path, outdir: Path) -> dict[str, 
     doc = copy.deepcopy(dict(doc))
     for name, node, key in file_fields(doc):
         value = node[key]
-        if (name == "workload.cdf" and value in CDF_FILES) or Path(value).is_absolute():
+        if (name in CDF_FIELDS and value in CDF_FILES) or Path(value).is_absolute():
             continue
         node[key] = Path(os.path.relpath(base_dir / value, outdir.resolve())).as_posix()
     return doc
@@ -981,9 +988,10 @@ def run_document(
     )
     resolved = json.loads(out.pop("resolved"))
     # The scenario names a shipped distribution by its name, never its installed file.
-    cdf = (doc.get("workload") or {}).get("cdf")
-    if cdf in CDF_FILES:
-        resolved["workload"]["cdf"] = cdf
+    named = {name: node[key] for name, node, key in file_fields(doc) if name in CDF_FIELDS}
+    for name, node, key in file_fields(resolved):
+        if named.get(name) in CDF_FILES:
+            node[key] = named[name]  # type: ignore[index]
     cols = {
         k: out.pop(k)
         for k in (

@@ -4,6 +4,10 @@
 //! `{"kind": "file", "path": "topology.txt"}`), so Python never re-implements a builder.
 
 use fairnet::alloc::ProblemInput;
+use fairnet::engine::packet::RoutingMode;
+use fairnet::ids::NodeId;
+use fairnet::metrics::rack_core_links;
+use fairnet::topo::routing::Routing;
 use fairnet::topo::{FileFormat, NodeKind, Topology, TopologySpec};
 use fairnet::units::Rate;
 use fairnet::workload;
@@ -110,6 +114,57 @@ fn topology_info<'py>(py: Python<'py>, spec_json: &str) -> PyResult<Bound<'py, P
             .map(|&r| Rate(r).to_string())
             .collect::<Vec<_>>(),
     )?;
+    Ok(d)
+}
+
+/// Which links each flow of a packet run crosses, and with what share of its data: flow `i`
+/// from `src[i]` to `dst[i]` routed as the packet engine routes it under `routing` (the
+/// `engine.routing` name) and `seed` (`engine.seed`; flow `i` hashes with key `i`), by
+/// [`fairnet::topo::Routing::link_shares`] (per-packet modes: the expected share under
+/// uniform hop-by-hop choice). Columns `flow`, `link`, `share` (one row per flow and link),
+/// and `rack_core`: per link of the topology, whether it joins a rack switch to the rest of
+/// the fabric ([`fairnet::metrics::rack_core_links`]).
+#[pyfunction]
+fn flow_link_shares<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    src: Vec<u32>,
+    dst: Vec<u32>,
+    routing: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topo = build_topology(spec_json)?;
+    let mode: RoutingMode = serde_json::from_value(serde_json::Value::String(routing.into()))
+        .map_err(|_| {
+            value_error(format!(
+                "routing: unknown mode {routing:?} (expected ecmp, host_pair, spray, flowcell or first)"
+            ))
+        })?;
+    if src.len() != dst.len() {
+        return Err(value_error(format!(
+            "flows: {} sources for {} destinations",
+            src.len(),
+            dst.len()
+        )));
+    }
+    let r = Routing::new(&topo);
+    let (mut flow, mut link, mut share) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
+        let sel = mode.data_selector(seed, i as u64);
+        let shares = r
+            .link_shares(NodeId(s), NodeId(d), sel)
+            .map_err(|e| value_error(format!("flows[{i}]: {e}")))?;
+        for (l, x) in shares {
+            flow.push(i as i64);
+            link.push(l.0 as i64);
+            share.push(x);
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("flow", flow.into_pyarray(py))?;
+    d.set_item("link", link.into_pyarray(py))?;
+    d.set_item("share", share.into_pyarray(py))?;
+    d.set_item("rack_core", rack_core_links(&topo).into_pyarray(py))?;
     Ok(d)
 }
 
@@ -252,5 +307,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topology_problem, m)?)?;
     m.add_function(wrap_pyfunction!(topology_info, m)?)?;
     m.add_function(wrap_pyfunction!(write_topology, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_link_shares, m)?)?;
     Ok(())
 }

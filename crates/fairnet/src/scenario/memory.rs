@@ -78,6 +78,9 @@ pub fn estimate_memory(s: &Scenario, base_dir: &Path) -> Result<MemoryEstimate> 
     let hosts = topo.hosts().len() as u64;
     let flows = match workload {
         WorkloadSpec::Poisson { flows, .. } => *flows as u64,
+        WorkloadSpec::Bulk { per_host, tags, .. } => hosts
+            .saturating_mul(u64::from(per_host.unwrap_or(1)))
+            .saturating_mul(u64::from(tags.unwrap_or(1))),
         WorkloadSpec::Permutation { .. } => hosts,
         WorkloadSpec::Incast { senders, .. } => *senders as u64,
         WorkloadSpec::AllToAll { .. } => hosts.saturating_mul(hosts.saturating_sub(1)),

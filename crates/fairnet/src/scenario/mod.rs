@@ -65,7 +65,7 @@ use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT}
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::{
-    all_to_all_flows, background_flows, exponential_deadlines, hpcc, incast_flows,
+    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, hpcc, incast_flows,
     permutation_flows, poisson_flows, split_tags, FlowSpec, SizeCdf,
 };
 use rand::{Rng, SeedableRng};
@@ -161,6 +161,28 @@ pub enum WorkloadSpec {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         background: Option<BackgroundSpec>,
     },
+    /// Long-lived bulk senders between racks (Uranus §5.2.1: each sending host "works as a
+    /// *bulk-sender*, i.e., sending packets as fast as possible"): every host starts
+    /// `per_host` flows of each class `0 … tags − 1` at `start`, each of `size` bytes to a
+    /// uniformly random host of another rack ([`crate::workload::bulk_flows`]). End the run
+    /// with `stop_at` before the flows can finish.
+    Bulk {
+        /// Bytes per flow: more than the run can deliver (e.g. `"100GB"`).
+        size: Bytes,
+        /// Flows per host of each class. Default 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        per_host: Option<u32>,
+        /// Classes, tagged `0 … tags − 1` (e.g. one per slice). Default 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tags: Option<u32>,
+        /// Start of every flow. Default 0.
+        #[serde(default)]
+        start: Time,
+        /// Random background traffic between racks (Uranus §5.2.1), appended after the bulk
+        /// flows; it needs its own `cdf` and `until` here. Default none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        background: Option<BackgroundSpec>,
+    },
     /// Every host sends `size` to a distinct host at time 0.
     Permutation {
         /// Bytes per flow.
@@ -211,6 +233,14 @@ pub struct BackgroundSpec {
     /// workload's own), e.g. 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<u32>,
+    /// Flow-size CDF of the background (a file or a shipped name, as `workload.cdf`).
+    /// Default: the Poisson workload's `cdf`; required beside a bulk workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cdf: Option<PathBuf>,
+    /// Arrivals stop here. Default: when the Poisson workload's last flow starts; required
+    /// beside a bulk workload (e.g. the run's `stop_at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Time>,
 }
 
 /// One flow of [`WorkloadSpec::Flows`].
@@ -742,21 +772,41 @@ impl Scenario {
                     }
                     if let Some(bg) = background {
                         let until = f.last().map_or(Time::ZERO, |x| x.start);
-                        let rack: Vec<u32> = hosts
-                            .iter()
-                            .map(|&h| topo.link(topo.out_links(h)[0]).dst.0)
-                            .collect();
-                        let tag = bg.tag.unwrap_or(classes);
-                        let extra = background_flows(
-                            &hosts, &rack, rate, bg.load.0, &cdf, until, tag, self.seed,
-                        )
-                        .map_err(|e| match e {
-                            Error::Invalid { at, msg } => {
-                                Error::invalid(format!("workload.{at}"), msg)
-                            }
-                            other => other,
-                        })?;
-                        f.extend(extra);
+                        f.extend(background_between_racks(
+                            bg,
+                            base_dir,
+                            &topo,
+                            &hosts,
+                            Some((&cdf, until)),
+                            classes,
+                            self.seed,
+                        )?);
+                    }
+                    Ok(f)
+                })
+            }
+            WorkloadSpec::Bulk {
+                size,
+                per_host,
+                tags,
+                start,
+                background,
+            } => {
+                let classes = tags.unwrap_or(1);
+                bulk_flows(
+                    &hosts,
+                    &host_racks(&topo, &hosts),
+                    per_host.unwrap_or(1),
+                    classes,
+                    *size,
+                    *start,
+                    self.seed,
+                )
+                .and_then(|mut f| {
+                    if let Some(bg) = background {
+                        f.extend(background_between_racks(
+                            bg, base_dir, &topo, &hosts, None, classes, self.seed,
+                        )?);
                     }
                     Ok(f)
                 })
@@ -886,6 +936,71 @@ pub fn json_schema() -> serde_json::Value {
         serde_json::Value::String("fairnet scenario".into()),
     );
     schema.to_value()
+}
+
+/// The background flows of `bg` beside a workload of `classes` tags: sizes from `bg.cdf`
+/// (relative to `base_dir`), else the workload's (`own`, with its last start as the default
+/// `until`); errors name `workload.background…`.
+fn background_between_racks(
+    bg: &BackgroundSpec,
+    base_dir: &Path,
+    topo: &Topology,
+    hosts: &[NodeId],
+    own: Option<(&SizeCdf, Time)>,
+    classes: u32,
+    seed: u64,
+) -> Result<Vec<FlowSpec>> {
+    let file;
+    let cdf = match (&bg.cdf, own) {
+        (Some(path), _) => {
+            file = SizeCdf::from_file(&base_dir.join(path))
+                .map_err(|e| prefix("workload.background.cdf", e))?;
+            &file
+        }
+        (None, Some((cdf, _))) => cdf,
+        (None, None) => {
+            return Err(Error::invalid(
+                "workload.background.cdf",
+                "needed beside a bulk workload (it has no flow sizes of its own)",
+            ))
+        }
+    };
+    let until =
+        match (bg.until, own) {
+            (Some(t), _) => t,
+            (None, Some((_, t))) => t,
+            (None, None) => return Err(Error::invalid(
+                "workload.background.until",
+                "needed beside a bulk workload (when its arrivals stop, e.g. the run's stop_at)",
+            )),
+        };
+    let host = *hosts
+        .first()
+        .ok_or_else(|| Error::invalid("topology", "has no hosts"))?;
+    let rate = topo.link(topo.out_links(host)[0]).capacity;
+    let tag = bg.tag.unwrap_or(classes);
+    background_flows(
+        hosts,
+        &host_racks(topo, hosts),
+        rate,
+        bg.load.0,
+        cdf,
+        until,
+        tag,
+        seed,
+    )
+    .map_err(|e| match e {
+        Error::Invalid { at, msg } => Error::invalid(format!("workload.{at}"), msg),
+        other => other,
+    })
+}
+
+/// Each host's rack: the node its (first) access link leads to, as Uranus's big switch reads it.
+fn host_racks(topo: &Topology, hosts: &[NodeId]) -> Vec<u32> {
+    hosts
+        .iter()
+        .map(|&h| topo.link(topo.out_links(h)[0]).dst.0)
+        .collect()
 }
 
 /// Re-roots a builder's error at the scenario section it came from: the builder names its own

@@ -1252,3 +1252,57 @@ fn background_traffic_joins_a_poisson_workload() {
         "workload.background: traffic between racks needs at least 2 racks, the topology has 1"
     );
 }
+
+#[test]
+fn bulk_senders_with_background_between_racks() {
+    // §5.2's fat-tree (64 hosts, 8 racks), bulk senders of 2 classes, one each per host: 128
+    // flows of 1 GB at time 0, host by host (host h's tags 0 then 1), every one between racks;
+    // then web-search background at 10% until 50 ms, tagged 2 (the first tag after the
+    // bulk's): Poisson with mean λ·T = 0.1 · 64 Gb/s · 0.05 s / (8 · mean size) flows, every
+    // one between racks and starting before 50 ms. Without `cdf` or `until` the background
+    // has no sizes or end: errors naming the field.
+    let text = |background: &str| {
+        format!(
+            "seed = 4\n[topology]\nkind = \"uranus_fat_tree\"\n[workload]\nkind = \"bulk\"\n\
+             size = \"1GB\"\ntags = 2\n{background}\n[engine]\nkind = \"flow\"\n"
+        )
+    };
+    let build = |bg: &str| from_toml(&text(bg)).unwrap().build(&cdf_dir());
+    let bg = "background = { load = 0.1, cdf = \"WebSearch_distribution.txt\", until = \"50ms\" }";
+    let (topo, flows) = build(bg).unwrap();
+    let rack = |h: NodeId| topo.link(topo.out_links(h)[0]).dst;
+    let hosts = topo.hosts();
+    for (i, f) in flows[..128].iter().enumerate() {
+        assert_eq!((f.src, f.tag), (hosts[i / 2], (i % 2) as u32));
+        assert_eq!((f.size, f.start), (Bytes(1_000_000_000), Time::ZERO));
+        assert_ne!(rack(f.src), rack(f.dst));
+    }
+    let cdf = SizeCdf::from_file(&cdf_dir().join("WebSearch_distribution.txt")).unwrap();
+    let mean = 0.1 * 64e9 * 0.05 / (8.0 * cdf.mean());
+    let extra = &flows[128..];
+    assert!(
+        (extra.len() as f64 - mean).abs() < 4.0 * mean.sqrt() + 1.0,
+        "{} background flows, mean {mean}",
+        extra.len()
+    );
+    assert!(extra
+        .iter()
+        .all(|f| f.tag == 2 && rack(f.src) != rack(f.dst) && f.start < Time::from_ms(50)));
+    assert_eq!(build("").unwrap().1.len(), 128);
+    assert_eq!(
+        build("background = { load = 0.1, until = \"50ms\" }")
+            .unwrap_err()
+            .to_string(),
+        "workload.background.cdf: needed beside a bulk workload (it has no flow sizes of its own)"
+    );
+    assert!(
+        build("background = { load = 0.1, cdf = \"WebSearch_distribution.txt\" }")
+            .unwrap_err()
+            .to_string()
+            .starts_with("workload.background.until: needed beside a bulk workload")
+    );
+    assert_eq!(
+        build("per_host = 0").unwrap_err().to_string(),
+        "workload.per_host: expected at least 1 flow, got 0"
+    );
+}

@@ -480,6 +480,64 @@ impl Routing {
         self.path_into(src, dst, sel, &mut out)?;
         Ok(out)
     }
+
+    /// The share of a flow's data from host `src` to host `dst` that crosses each link, in
+    /// path order (hop by hop, links of one hop in out-link order): under a path selector
+    /// `Some(sel)` its one path ([`Routing::path`]), each link 1; under `None` (packets or
+    /// flowcells sprayed hop by hop, [`PathSelector::Spray`]) the expected share when every
+    /// hop picks uniformly among its equal-cost next hops — what the hash modulo the count
+    /// of candidates does on average. The shares of one hop's links sum to 1. Errors as
+    /// [`Routing::path_into`].
+    pub fn link_shares(
+        &self,
+        src: NodeId,
+        dst: NodeId,
+        sel: Option<PathSelector>,
+    ) -> Result<Vec<(LinkId, f64)>> {
+        if let Some(sel) = sel {
+            return Ok(self
+                .path(src, dst, sel)?
+                .into_iter()
+                .map(|l| (l, 1.0))
+                .collect());
+        }
+        let (row, mut d) = self.check_endpoints(src, dst)?;
+        let mut out = Vec::new();
+        // The probability of being at each node `d` hops from the destination.
+        let mut at: Vec<(usize, f64)> = vec![(src.idx(), 1.0)];
+        while d > 0 {
+            let mut next: Vec<(usize, f64)> = Vec::new();
+            for &(node, mass) in &at {
+                let (hops, want) = self.candidates(node, d);
+                let is_next = |h: &Hop| {
+                    if want == 0 {
+                        h.far == dst.0
+                    } else {
+                        row[h.far as usize] == want
+                    }
+                };
+                let count = hops.iter().filter(|h| is_next(h)).count() as f64;
+                for h in hops.iter().filter(|h| is_next(h)) {
+                    let share = mass / count;
+                    match out
+                        .iter_mut()
+                        .rev()
+                        .find(|(l, _): &&mut (LinkId, f64)| l.0 == h.link)
+                    {
+                        Some((_, s)) => *s += share,
+                        None => out.push((LinkId(h.link), share)),
+                    }
+                    match next.iter_mut().find(|(n, _)| *n == h.far as usize) {
+                        Some((_, m)) => *m += share,
+                        None => next.push((h.far as usize, share)),
+                    }
+                }
+            }
+            at = next;
+            d -= 1;
+        }
+        Ok(out)
+    }
 }
 
 /// The links of the explicit node sequence `nodes` (first the source, last the destination):
@@ -730,6 +788,46 @@ mod tests {
             p
         };
         assert_eq!(first, lowest);
+    }
+
+    #[test]
+    fn link_shares_spread_a_sprayed_flow_evenly_over_equal_cost_paths() {
+        // A k = 4 fat-tree: an inter-pod flow has 2 aggregation switches to choose at its
+        // ToR and 2 cores at each, then one way down (each core links to one aggregation
+        // switch of the destination pod): its 6 hops cross 14 links with shares 1 (host →
+        // ToR), 2 × 1/2 (ToR → agg), 4 × 1/4 (agg → core), 4 × 1/4 (core → agg), 2 × 1/2 (agg
+        // → ToR), 1 (ToR → host); each hop's shares sum to 1, all of them to 6. A hashed
+        // selector gives the path itself, each link 1.
+        let t = k4();
+        let r = Routing::new(&t);
+        let (src, dst) = (t.hosts()[0], t.hosts()[15]);
+        let sprayed = r.link_shares(src, dst, None).unwrap();
+        let shares: Vec<f64> = sprayed.iter().map(|&(_, s)| s).collect();
+        let q = 0.25;
+        assert_eq!(
+            shares,
+            [1.0, 0.5, 0.5, q, q, q, q, q, q, q, q, 0.5, 0.5, 1.0]
+        );
+        assert!((shares.iter().sum::<f64>() - 6.0).abs() < 1e-12);
+        for &(l, _) in &sprayed {
+            assert!(r.next_hops(t.link(l).src, dst).any(|x| x == l));
+        }
+        let sel = PathSelector::FlowHash { seed: 1, flow: 7 };
+        let one = r.link_shares(src, dst, Some(sel)).unwrap();
+        assert_eq!(
+            one,
+            r.path(src, dst, sel)
+                .unwrap()
+                .into_iter()
+                .map(|l| (l, 1.0))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            r.link_shares(src, src, None).unwrap_err().to_string(),
+            r.path(src, src, PathSelector::First)
+                .unwrap_err()
+                .to_string()
+        );
     }
 
     #[test]

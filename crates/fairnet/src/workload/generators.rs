@@ -1,6 +1,6 @@
 //! Flow-list generators shared by the engines: Poisson arrivals at a target load, arrivals of
-//! exponentially sized flows between two hosts in a time window, permutation, incast and
-//! all-to-all. All are deterministic for a given seed.
+//! exponentially sized flows between two hosts in a time window, background traffic and bulk
+//! senders between racks, permutation, incast and all-to-all. All are deterministic for a given seed.
 
 use super::cdf::SizeCdf;
 use super::flows::FlowSpec;
@@ -213,22 +213,7 @@ pub fn background_flows(
             format!("expected a fraction in (0, 1], got {load}"),
         ));
     }
-    if rack.len() != hosts.len() {
-        return Err(Error::invalid(
-            "rack",
-            format!("{} racks for {} hosts", rack.len(), hosts.len()),
-        ));
-    }
-    // Per rack, the indices of its hosts; a destination is drawn among the other racks' hosts.
-    let mut racks: Vec<u32> = rack.to_vec();
-    racks.sort_unstable();
-    racks.dedup();
-    if racks.len() < 2 {
-        return Err(Error::invalid(
-            "background",
-            "traffic between racks needs at least 2 racks, the topology has 1",
-        ));
-    }
+    check_racks(hosts, rack, "background")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xB5AD_4ECE_DA1C_E2A9);
     let lambda = load * host_rate.bps() * hosts.len() as f64 / (8.0 * cdf.mean());
     let mut flows = Vec::new();
@@ -236,12 +221,7 @@ pub fn background_flows(
     let mut t = -(1.0 - rng.gen::<f64>()).ln() / lambda;
     while t < until.as_secs_f64() {
         let s = rng.gen_range(0..hosts.len());
-        let d = loop {
-            let d = rng.gen_range(0..hosts.len());
-            if rack[d] != rack[s] {
-                break d;
-            }
-        };
+        let d = host_in_another_rack(rack, s, &mut rng);
         let mut f = FlowSpec::new(
             hosts[s],
             hosts[d],
@@ -251,6 +231,83 @@ pub fn background_flows(
         f.tag = tag;
         flows.push(f);
         t += -(1.0 - rng.gen::<f64>()).ln() / lambda;
+    }
+    Ok(flows)
+}
+
+/// Checks that `rack` gives every host a rack and that there are at least two racks (`what`
+/// names the workload element in the error).
+fn check_racks(hosts: &[NodeId], rack: &[u32], what: &str) -> Result<()> {
+    if rack.len() != hosts.len() {
+        return Err(Error::invalid(
+            "rack",
+            format!("{} racks for {} hosts", rack.len(), hosts.len()),
+        ));
+    }
+    let mut racks: Vec<u32> = rack.to_vec();
+    racks.sort_unstable();
+    racks.dedup();
+    if racks.len() < 2 {
+        return Err(Error::invalid(
+            what,
+            "traffic between racks needs at least 2 racks, the topology has 1",
+        ));
+    }
+    Ok(())
+}
+
+/// The index of a host drawn uniformly among the hosts of the racks other than host `s`'s
+/// (rejection sampling; [`check_racks`] guarantees there is one).
+fn host_in_another_rack(rack: &[u32], s: usize, rng: &mut impl Rng) -> usize {
+    loop {
+        let d = rng.gen_range(0..rack.len());
+        if rack[d] != rack[s] {
+            return d;
+        }
+    }
+}
+
+/// Long-lived "bulk senders" between racks (Uranus §5.2.1: "at each host sending packets, the
+/// client works as a *bulk-sender*, i.e., sending packets as fast as possible", the traffic
+/// of each slice "uniformly distributed across racks"): every host starts `per_host` flows of
+/// each class `0 … tags − 1` at `start`, each of `size` bytes (large enough to outlast the
+/// run, which `stop_at` ends) to a host drawn uniformly among the other racks' hosts (`rack[i]`
+/// is `hosts[i]`'s rack). Flows are listed host by host, class by class; a flow's tag is its
+/// class. Weight 1, no deadline. Deterministic for a given seed.
+#[allow(clippy::too_many_arguments)]
+pub fn bulk_flows(
+    hosts: &[NodeId],
+    rack: &[u32],
+    per_host: u32,
+    tags: u32,
+    size: Bytes,
+    start: Time,
+    seed: u64,
+) -> Result<Vec<FlowSpec>> {
+    if per_host == 0 {
+        return Err(Error::invalid(
+            "per_host",
+            "expected at least 1 flow, got 0",
+        ));
+    }
+    if tags == 0 {
+        return Err(Error::invalid("tags", "expected at least 1 class, got 0"));
+    }
+    if size.0 == 0 {
+        return Err(Error::invalid("size", "expected a positive size, got 0B"));
+    }
+    check_racks(hosts, rack, "bulk")?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x2545_F491_4F6C_DD1D);
+    let mut flows = Vec::with_capacity(hosts.len() * (per_host * tags) as usize);
+    for s in 0..hosts.len() {
+        for tag in 0..tags {
+            for _ in 0..per_host {
+                let d = host_in_another_rack(rack, s, &mut rng);
+                let mut f = FlowSpec::new(hosts[s], hosts[d], size, start);
+                f.tag = tag;
+                flows.push(f);
+            }
+        }
     }
     Ok(flows)
 }
@@ -417,6 +474,59 @@ mod tests {
             "background: traffic between racks needs at least 2 racks, the topology has 1"
         );
         assert_eq!(err(&[0; 3]), "rack: 3 racks for 64 hosts");
+    }
+
+    #[test]
+    fn bulk_senders_start_per_host_flows_of_each_class_to_other_racks() {
+        // 64 hosts in 8 racks of 8, 2 flows per host of each of 2 classes: 256 flows, listed
+        // host by host and class by class (host 0's tags 0, 0, 1, 1 first), every one of the
+        // given size and start, between racks, weight 1, no deadline. Destinations are uniform
+        // over the 56 hosts of the other racks, so each rack receives about 1/8 of the flows
+        // (binomial over 256: σ ≈ 2.1% of all flows; within 7%, over 3σ, seed 4 fixed).
+        let h = hosts(64);
+        let rack: Vec<u32> = (0..64).map(|i| i / 8).collect();
+        let f = bulk_flows(&h, &rack, 2, 2, Bytes(10_000_000), Time::from_us(5), 4).unwrap();
+        assert_eq!(f.len(), 256);
+        assert_eq!(
+            f[..5].iter().map(|x| (x.src.0, x.tag)).collect::<Vec<_>>(),
+            [(0, 0), (0, 0), (0, 1), (0, 1), (1, 0)]
+        );
+        assert!(f
+            .iter()
+            .all(|x| rack[x.src.0 as usize] != rack[x.dst.0 as usize]
+                && x.size == Bytes(10_000_000)
+                && x.start == Time::from_us(5)
+                && x.weight == 1.0
+                && x.deadline.is_none()));
+        for r in 0..8 {
+            let n = f.iter().filter(|x| rack[x.dst.0 as usize] == r).count() as f64;
+            assert!((n / 256.0 - 0.125).abs() < 0.07, "rack {r}: {n}");
+        }
+        assert_eq!(
+            f,
+            bulk_flows(&h, &rack, 2, 2, Bytes(10_000_000), Time::from_us(5), 4).unwrap()
+        );
+        let err = |per: u32, tags: u32, size: u64, r: &[u32]| {
+            bulk_flows(&h, r, per, tags, Bytes(size), Time::ZERO, 4)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(0, 1, 1, &rack),
+            "per_host: expected at least 1 flow, got 0"
+        );
+        assert_eq!(
+            err(1, 0, 1, &rack),
+            "tags: expected at least 1 class, got 0"
+        );
+        assert_eq!(
+            err(1, 1, 0, &rack),
+            "size: expected a positive size, got 0B"
+        );
+        assert_eq!(
+            err(1, 1, 1, &[0; 64]),
+            "bulk: traffic between racks needs at least 2 racks, the topology has 1"
+        );
     }
 
     #[test]

@@ -15,8 +15,8 @@ pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{
-    all_to_all_flows, background_flows, exponential_deadlines, incast_flows, permutation_flows,
-    poisson_flows, split_tags, window_arrivals, Arrivals,
+    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, incast_flows,
+    permutation_flows, poisson_flows, split_tags, window_arrivals, Arrivals,
 };
 
 use crate::alloc::ProblemInput;
