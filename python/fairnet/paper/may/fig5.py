@@ -56,7 +56,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         for k, (s, t, _) in enumerate(flows)
     ]
     schemes: list[tuple[str, dict[str, Any]]] = [
-        ("RED", adaptive_red(*topo.capacities)),
+        ("RED", adaptive_red()),
         ("DRR", drr_ns2()),
         ("MAY", may()),
     ]
