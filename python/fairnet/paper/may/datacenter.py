@@ -40,8 +40,8 @@ from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.plots import pyplot, save_figure
-from fairnet.paper.tables import Column, ResultTable, key
-from fairnet.runner import SIZE_BINS, slowdown_by_size
+from fairnet.paper.tables import Column, slowdown_rows, slowdown_table
+from fairnet.runner import SIZE_BINS
 from fairnet.runner import run as run_scenario
 
 #: Leaf-spine shape and flow count per scale.
@@ -119,8 +119,9 @@ def scenario(scale: str, engine: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(scale: str, outdir: Path, console: Console) -> PaperResult:
-    rows: list[dict[str, Any]] = []
     slowdowns: dict[str, np.ndarray] = {}
+    lossless: dict[str, np.ndarray] = {}
+    per_scheme: dict[str, dict[str, Any]] = {}
     size = None
     for name, engine in schemes().items():
         r = run_scenario(scenario(scale, engine), output=outdir / name.replace(" ", "_"))
@@ -128,33 +129,36 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         sd = f["slowdown"].to_numpy()
         slowdowns[name] = sd
         size = f["size"].to_numpy()
-        fairness = r.summary["fairness"]
-        lossless = f["retransmitted_bytes"].to_numpy() == 0
-        for (lo, hi, _), b in zip(SIZE_BINS, slowdown_by_size(size, sd, SIZE_BINS), strict=True):
-            sel = (size >= lo) & (size < hi)
-            rows.append(
-                {
-                    "scheme": name,
-                    **b,
-                    "lossless": float(lossless[sel].mean()) if sel.any() else None,
-                    "unfinished": int((~np.isfinite(sd)).sum()),
-                    "jain_vs_maxmin": fairness["jain_vs_maxmin"],
-                    "drops": int(r.summary["links"]["drops"]),
-                }
-            )
+        lossless[name] = f["retransmitted_bytes"].to_numpy() == 0
+        per_scheme[name] = {
+            "unfinished": int((~np.isfinite(sd)).sum()),
+            "jain_vs_maxmin": r.summary["fairness"]["jain_vs_maxmin"],
+            "drops": int(r.summary["links"]["drops"]),
+        }
     assert size is not None
-    t = ResultTable(
+    bounds = {label: (lo, hi) for lo, hi, label in SIZE_BINS}
+    rows = slowdown_rows(size, slowdowns, SIZE_BINS)
+    for row in rows:
+        # The share of the bin's flows (finished or not) that retransmitted nothing.
+        lo, hi = bounds[row["bin"]]
+        sel = (size >= lo) & (size < hi)
+        row["lossless"] = float(lossless[row["scheme"]][sel].mean()) if sel.any() else None
+        row |= per_scheme[row["scheme"]]
+    t = slowdown_table(
         f"MAY in a datacenter ({scale}): web search at {LOAD:.0%} load, leaf-spine "
         f"{HOST_RATE / 1e9:g}/{FABRIC_RATE / 1e9:g} Gb/s, {BUFFER_PACKETS}-packet buffers",
-        (
-            key("scheme"),
-            key("size"),
-            Column("flows", "ours"),
-            Column("p50", "ours"),
-            Column("p99", "ours"),
-            Column("mean", "ours"),
-            Column("lossless", "ours"),
-            Column("Jain/maxmin", "ours"),
+        rows,
+        ("p50", "p99", "mean"),
+        bin_header="size",
+        extra=(
+            (
+                Column("lossless", "ours"),
+                lambda r: f"{r['lossless']:.3f}" if r["lossless"] is not None else "-",
+            ),
+            (
+                Column("Jain/maxmin", "ours"),
+                lambda r: f"{r['jain_vs_maxmin']:.3f}" if r["jain_vs_maxmin"] is not None else "-",
+            ),
         ),
         note="FCT slowdown (FCT over the flow alone on the empty network) by size; lossless: "
         "the share of the bin's flows that retransmitted nothing; Jain's index "
@@ -162,15 +166,6 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         f"MAY's timers by §V's rules: {may_timers()['delta']} Δ, T₀ = 64·Δ, q_w = 0.05. Not "
         "in the paper: no figure to compare with.",
     )
-    for r in rows:
-        t.add_row(
-            r["scheme"],
-            r["bin"],
-            str(r["flows"]),
-            *(f"{r[q]:.2f}" if q in r else "-" for q in ("p50", "p99", "mean")),
-            f"{r['lossless']:.3f}" if r["lossless"] is not None else "-",
-            f"{r['jain_vs_maxmin']:.3f}" if r["jain_vs_maxmin"] is not None else "-",
-        )
     t.print(console)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 3.8))
