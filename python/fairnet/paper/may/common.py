@@ -159,6 +159,12 @@ def fig6(rate_bps: float = 10e6) -> tuple[TopologyFile, list[tuple[str, str, lis
     return t, flows
 
 
+def bdp_packets(rate_bps: float, rtts_ms: Sequence[float]) -> int:
+    """One bandwidth-delay product at the mean RTT, in full packets: the bottleneck buffer of
+    the entries whose experiment gives none (Figs. 5 and 8; docs/systems/may.md)."""
+    return round(rate_bps * float(np.mean(rtts_ms)) / 1000 / (WIRE * 8))
+
+
 def one_link(
     rate_bps: float, rtts_ms: Sequence[float], buffer_packets: int = BUFFER_PACKETS
 ) -> tuple[TopologyFile, list[tuple[str, str, list[str]]]]:
