@@ -154,41 +154,40 @@ fn main() {
         u0: o.u0,
         ..MayConfig::default()
     };
-    let qdisc =
-        match o.qdisc.as_str() {
-            "may" => QdiscConfig::May(may.clone()),
-            "drop_tail" => QdiscConfig::DropTail,
-            // ns-2's DRR as §IV configures it (100 hashed buckets, 1000-byte quantum, one shared
-            // buffer dropping from the longest queue; the link's 100-packet buffer ≈ 100 KB).
-            "drr" => PacketConfig::from_toml_str(
-                "qdisc = { kind = \"drr\", weights = [1.0] , classify = \"flow_hash\", \
+    let qdisc = match o.qdisc.as_str() {
+        "may" => QdiscConfig::May(may.clone()),
+        "drop_tail" => QdiscConfig::DropTail,
+        // ns-2's DRR as §IV configures it (100 hashed buckets, 1000-byte quantum, one shared
+        // buffer dropping from the longest queue; the link's 100-packet buffer ≈ 100 KB).
+        "drr" => PacketConfig::from_toml_str(
+            "qdisc = { kind = \"drr\", weights = [1.0] , classify = \"flow_hash\", \
              quantum = \"1040B\", overflow = \"drop_longest\" }",
-            )
-            .map(|mut c| {
-                if let QdiscConfig::Drr { weights, .. } = &mut c.qdisc {
-                    *weights = vec![1.0; 100];
-                }
-                c.qdisc
-            })
-            .unwrap(),
-            // Adaptive RED self-configured for 10 Mb/s (Floyd, Gummadi, Shenker 2001, §5: target
-            // delay 5 ms, min_th = max(5, C·delay/2) = 5 packets, max_th = 3·min_th,
-            // w_q = 1 − e^(−1/C) with C in packets per second; gentle; drops, not marks).
-            "red" => PacketConfig::from_toml_str(
-                "qdisc = { kind = \"red\", thresholds = [{ rate = \"10Mbps\", kmin = \"5200B\", \
-             kmax = \"15600B\", pmax = 0.1 }], w_q = 0.00083, ecn = false, gentle = true, \
-             adaptive = true }",
+        )
+        .map(|mut c| {
+            if let QdiscConfig::Drr { weights, .. } = &mut c.qdisc {
+                *weights = vec![1.0; 100];
+            }
+            c.qdisc
+        })
+        .unwrap(),
+        // Adaptive RED self-configured (Floyd, Gummadi, Shenker 2001, §5; the engine's
+        // RED with `self_configure`: at 10 Mb/s min_th = 5 packets, max_th = 15, w_q =
+        // 1 − e^(−1/C) with C in packets per second; gentle; drops, not marks).
+        "red" => {
+            PacketConfig::from_toml_str(
+                "qdisc = { kind = \"red\", self_configure = {}, ecn = false }",
             )
             .unwrap()
-            .qdisc,
-            other => match PacketConfig::from_toml_str(&format!("qdisc = {other}")) {
-                Ok(c) => c.qdisc,
-                Err(e) => {
-                    eprintln!("may_fig7: --qdisc: {e}");
-                    std::process::exit(2);
-                }
-            },
-        };
+            .qdisc
+        }
+        other => match PacketConfig::from_toml_str(&format!("qdisc = {other}")) {
+            Ok(c) => c.qdisc,
+            Err(e) => {
+                eprintln!("may_fig7: --qdisc: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
     let mut cfg = PacketConfig {
         mtu: Bytes(MTU),
         header: Bytes(HEADER),

@@ -131,6 +131,7 @@ fn run(
                 gentle: true,
                 adaptive: false,
                 interval: Time::from_ms(500),
+                self_configure: None,
             })
         } else {
             QdiscConfig::Ecn {

@@ -15,15 +15,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from fairnet.runner import slowdown_by_size
 
 #: Cells wider than this may wrap (between words, down to this width) before a table is split
 #: into parts; narrower cells keep their line.
@@ -198,3 +201,52 @@ def write_results(outdir: Path, doc: dict[str, Any], tables: Sequence[ResultTabl
         )
         paths.append(md)
     return paths
+
+
+def slowdown_rows(
+    size: np.ndarray,
+    slowdowns: Mapping[str, np.ndarray],
+    bins: Sequence[tuple[float, float, str]],
+) -> list[dict[str, Any]]:
+    """Slowdown by flow size for several schemes on the same flows: one row per scheme (in the
+    order of ``slowdowns``) and size bin (``[lo, hi)`` bytes, label), ``{"scheme", "bin",
+    "flows", "p50", "p95", "p99", "mean"}`` over the bin's finished flows
+    (:func:`fairnet.runner.slowdown_by_size`; a bin without one has no percentiles)."""
+    return [
+        {"scheme": name, **b}
+        for name, sd in slowdowns.items()
+        for b in slowdown_by_size(size, sd, bins)
+    ]
+
+
+def slowdown_table(
+    title: str,
+    rows: Sequence[dict[str, Any]],
+    quantiles: Sequence[str],
+    note: str = "",
+    bin_header: str = "bin",
+    extra: Sequence[tuple[Column, Callable[[dict[str, Any]], str]]] = (),
+) -> ResultTable:
+    """The table of :func:`slowdown_rows`' rows: scheme, bin, flows, the ``quantiles`` (row
+    fields such as ``"p50"``, ``"mean"``; "-" where the bin has none), then each ``extra``
+    column with its cell made from the row."""
+    t = ResultTable(
+        title,
+        (
+            key("scheme"),
+            key(bin_header),
+            Column("flows", "ours"),
+            *(Column(q, "ours") for q in quantiles),
+            *(c for c, _ in extra),
+        ),
+        note=note,
+    )
+    for r in rows:
+        t.add_row(
+            r["scheme"],
+            r["bin"],
+            str(r["flows"]),
+            *(f"{r[q]:.2f}" if q in r else "-" for q in quantiles),
+            *(cell(r) for _, cell in extra),
+        )
+    return t

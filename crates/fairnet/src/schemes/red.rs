@@ -14,6 +14,16 @@
 //!   `α = min(0.01, max_p/4)`; if `avg < target` and `max_p ≥ 0.01` then `max_p ·= β` with
 //!   `β = 0.9`; `target = [min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)]`.
 //!
+//! - **Self-configuring Adaptive RED** (`self_configure`): the same paper's §5 sets every
+//!   other parameter from the port's line rate C (packets of the port's full data size per
+//!   second) and a target queueing delay (default 5 ms, §5): `min_th = max(5, delay·C/2)`
+//!   packets, `max_th = 3·min_th` (so the target band's middle, `2·min_th`, is `delay·C`),
+//!   `w_q = 1 − e^(−1/C)` (a time constant of one second of arrivals at line rate), gentle
+//!   mode (§3) and Fig. 2's adaptation of `max_p`; one configuration then serves ports of any
+//!   rate, each deriving its own thresholds and weight. The initial `max_p` is not fixed by
+//!   the paper (it is adapted from wherever it starts); ours is 0.1, inside Fig. 2's band
+//!   [0.01, 0.5] (`initial_max_p`).
+//!
 //! "Marking" means setting CE on an ECN-capable packet (RFC 3168 §7) and dropping any other
 //! packet. A packet that does not fit in the buffer is dropped.
 //!
@@ -59,12 +69,84 @@ fn default_interval() -> Time {
 fn default_true() -> bool {
     true
 }
+fn default_target_delay() -> Time {
+    Time::from_ms(5)
+}
+fn default_initial_max_p() -> f64 {
+    0.1
+}
+
+/// Adaptive RED's self-configuration (Floyd, Gummadi and Shenker 2001, §5): the thresholds
+/// and the averaging weight of each port derived from its line rate (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSelfConfig {
+    /// The target average queueing delay (default 5 ms, ARED §5).
+    #[serde(default = "default_target_delay")]
+    pub target_delay: Time,
+    /// `max_p` before the first adaptation (default 0.1; the paper adapts it from wherever it
+    /// starts, within [0.01, 0.5], Fig. 2).
+    #[serde(default = "default_initial_max_p")]
+    pub initial_max_p: f64,
+}
+
+impl Default for RedSelfConfig {
+    fn default() -> Self {
+        RedSelfConfig {
+            target_delay: default_target_delay(),
+            initial_max_p: default_initial_max_p(),
+        }
+    }
+}
+
+/// The RED parameters one port runs with (from the table, or self-configured).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedPortParams {
+    /// `min_th`, bytes.
+    pub min_th: f64,
+    /// `max_th`, bytes.
+    pub max_th: f64,
+    /// The initial `max_p`.
+    pub max_p: f64,
+    /// EWMA weight of the average queue.
+    pub w_q: f64,
+    /// Gentle mode above `max_th`.
+    pub gentle: bool,
+    /// Fig. 2's adaptation of `max_p`.
+    pub adaptive: bool,
+}
+
+impl RedSelfConfig {
+    /// ARED §5's parameters for a port of line rate `rate` whose full data packets take
+    /// `mtu_wire` bytes on the wire.
+    pub fn derive(&self, rate: Rate, mtu_wire: Bytes) -> RedPortParams {
+        let bytes_per_s = rate.bps() / 8.0;
+        let pkts_per_s = bytes_per_s / mtu_wire.0 as f64;
+        // §5: min_th = max(5, delay_target·C/2) packets; in bytes, delay·C_bytes/2.
+        // (Picoseconds times bytes per second, then over 10¹²: exact for round rates.)
+        let target_bytes = self.target_delay.0 as f64 * bytes_per_s / Time::S as f64;
+        let min_th = (5.0 * mtu_wire.0 as f64).max(target_bytes / 2.0);
+        RedPortParams {
+            min_th,
+            // §5: max_th = 3·min_th.
+            max_th: 3.0 * min_th,
+            max_p: self.initial_max_p,
+            // §5: w_q = 1 − exp(−1/C), C in packets per second.
+            w_q: 1.0 - (-1.0 / pkts_per_s).exp(),
+            // §3: ARED runs in gentle mode.
+            gentle: true,
+            adaptive: true,
+        }
+    }
+}
 
 /// Configuration of [`Red`] (`qdisc = { kind = "red", thresholds = [...] }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RedConfig {
-    /// Per-line-rate thresholds; every rate in the topology needs a row.
+    /// Per-line-rate thresholds; every rate in the topology needs a row (none with
+    /// `self_configure`).
+    #[serde(default)]
     pub thresholds: Vec<RedThreshold>,
     /// EWMA weight of the average queue (default 1: the instantaneous queue).
     #[serde(default = "default_w_q")]
@@ -81,11 +163,49 @@ pub struct RedConfig {
     /// Adaptive RED's adaptation interval (default 0.5 s, Floyd et al. 2001 §4).
     #[serde(default = "default_interval")]
     pub interval: Time,
+    /// Self-configuring Adaptive RED (Floyd et al. 2001 §5): each port derives `min_th`,
+    /// `max_th` and `w_q` from its line rate and runs gentle and adaptive; `thresholds` and
+    /// `w_q` are then left out (default: none, the table is used).
+    #[serde(default)]
+    pub self_configure: Option<RedSelfConfig>,
 }
 
 impl RedConfig {
     /// Checks value ranges; `at` is the field path of this table.
     pub fn validate(&self, at: &str) -> Result<()> {
+        if let Some(sc) = &self.self_configure {
+            if !self.thresholds.is_empty() {
+                return Err(Error::invalid(
+                    format!("{at}.thresholds"),
+                    "self_configure derives the thresholds from each link's rate: give one or the other",
+                ));
+            }
+            if self.w_q != default_w_q() {
+                return Err(Error::invalid(
+                    format!("{at}.w_q"),
+                    "self_configure derives w_q from each link's rate (1 − e^(−1/C)): leave it out",
+                ));
+            }
+            if sc.target_delay.0 == 0 {
+                return Err(Error::invalid(
+                    format!("{at}.self_configure.target_delay"),
+                    "must be positive",
+                ));
+            }
+            if !(sc.initial_max_p >= 0.01 && sc.initial_max_p <= 0.5) {
+                return Err(Error::invalid(
+                    format!("{at}.self_configure.initial_max_p"),
+                    format!(
+                        "must be in [0.01, 0.5] (Adaptive RED's range), got {}",
+                        sc.initial_max_p
+                    ),
+                ));
+            }
+            if self.interval.0 == 0 {
+                return Err(Error::invalid(format!("{at}.interval"), "must be positive"));
+            }
+            return Ok(());
+        }
         if self.thresholds.is_empty() {
             return Err(Error::invalid(
                 format!("{at}.thresholds"),
@@ -128,6 +248,9 @@ impl RedConfig {
     /// The queue of one port: looks up the row for the port's rate; a missing row is an
     /// error naming the link and the rate.
     pub fn build(&self, p: &QdiscParams) -> Result<Red> {
+        if let Some(sc) = &self.self_configure {
+            return Ok(Red::new(self, sc.derive(p.rate, p.mtu_wire), p));
+        }
         let Some(row) = self.thresholds.iter().find(|t| t.rate == p.rate) else {
             let have: Vec<String> = self.thresholds.iter().map(|t| t.rate.to_string()).collect();
             return Err(Error::invalid(
@@ -139,7 +262,15 @@ impl RedConfig {
                 ),
             ));
         };
-        Ok(Red::new(self, row, p))
+        let port = RedPortParams {
+            min_th: row.kmin.0 as f64,
+            max_th: row.kmax.0 as f64,
+            max_p: row.pmax,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            adaptive: self.adaptive,
+        };
+        Ok(Red::new(self, port, p))
     }
 }
 
@@ -167,17 +298,17 @@ pub struct Red {
 }
 
 impl Red {
-    fn new(cfg: &RedConfig, row: &RedThreshold, p: &QdiscParams) -> Red {
+    fn new(cfg: &RedConfig, port: RedPortParams, p: &QdiscParams) -> Red {
         Red {
             fifo: Fifo::default(),
             buffer: p.buffer.0,
-            kmin: row.kmin.0 as f64,
-            kmax: row.kmax.0 as f64,
-            max_p: row.pmax,
-            w_q: cfg.w_q,
+            kmin: port.min_th,
+            kmax: port.max_th,
+            max_p: port.max_p,
+            w_q: port.w_q,
             ecn: cfg.ecn,
-            gentle: cfg.gentle,
-            adaptive: cfg.adaptive,
+            gentle: port.gentle,
+            adaptive: port.adaptive,
             interval: cfg.interval.0,
             next_adapt: cfg.interval.0,
             avg: 0.0,
@@ -192,6 +323,11 @@ impl Red {
     /// The average queue (bytes).
     pub fn avg(&self) -> f64 {
         self.avg
+    }
+
+    /// `(min_th, max_th)` in bytes and the EWMA weight this port runs with.
+    pub fn thresholds(&self) -> (f64, f64, f64) {
+        (self.kmin, self.kmax, self.w_q)
     }
 
     /// The current `max_p` (changes only with Adaptive RED).
@@ -223,7 +359,11 @@ impl Red {
     }
 
     fn adapt(&mut self, now: u64) {
-        // Floyd et al. 2001, Fig. 2 (possibly several intervals passed without arrivals).
+        // Floyd et al. 2001, Fig. 2, every `interval` (possibly several intervals passed
+        // without arrivals): the target band is the middle fifth of [min_th, max_th]
+        // ("target: [min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)]");
+        // above it max_p grows by α = min(0.01, max_p/4) while max_p ≤ 0.5, below it max_p
+        // shrinks by β = 0.9 while max_p ≥ 0.01 (AIMD, Fig. 2's constants).
         while now >= self.next_adapt {
             self.next_adapt += self.interval;
             let span = self.kmax - self.kmin;
@@ -318,6 +458,7 @@ mod tests {
             gentle,
             adaptive: false,
             interval: default_interval(),
+            self_configure: None,
         }
     }
 
@@ -468,6 +609,128 @@ mod tests {
             pool.release(out);
         }
         assert!((red.max_p() - 0.25 * 0.729).abs() < 1e-9, "{}", red.max_p());
+    }
+
+    fn self_configured(rate: Rate) -> Red {
+        let c = RedConfig {
+            thresholds: vec![],
+            self_configure: Some(RedSelfConfig::default()),
+            ..cfg(false)
+        };
+        c.validate("q").unwrap();
+        let mut p = params(rate);
+        p.mtu_wire = Bytes(1040);
+        c.build(&p).unwrap()
+    }
+
+    #[test]
+    fn self_configured_thresholds_follow_ared_section_5() {
+        // ARED §5 with a 5 ms target delay and 1040-byte packets. At 10 Mb/s, C = 1,201.9
+        // packets/s: delay·C/2 = 3.0 packets < 5, so min_th = 5 packets = 5,200 B, max_th =
+        // 15,600 B, w_q = 1 − e^(−1/1201.9) = 8.3165e-4 (x − x²/2 with x = 8.32e-4). At
+        // 100 Mb/s, 12.5 MB/s: delay·C/2 = 31,250 B (30 packets > 5), max_th = 93,750 B,
+        // w_q = 1 − e^(−1/12,019) = 8.3197e-5 (8.32e-5 − 3.5e-9). Both start at max_p = 0.1,
+        // gentle, adaptive.
+        let slow = self_configured(Rate(10_000_000));
+        let (lo, hi, w) = slow.thresholds();
+        assert_eq!((lo, hi), (5_200.0, 15_600.0));
+        assert!((w - 8.3165e-4).abs() < 1e-8, "{w}");
+        assert_eq!(slow.max_p(), 0.1);
+        assert!(slow.gentle && slow.adaptive);
+        let fast = self_configured(Rate(100_000_000));
+        let (lo, hi, w) = fast.thresholds();
+        assert_eq!((lo, hi), (31_250.0, 93_750.0));
+        assert!((w - 8.3197e-5).abs() < 1e-9, "{w}");
+    }
+
+    /// Brings the queue to `n` packets of 1040 B at time `t`, then offers `arrivals` ECT
+    /// packets at `t`, each followed by one departure (the queue stays at `n`).
+    fn hold(red: &mut Red, pool: &mut PacketPool, n: usize, arrivals: usize, t: u64) {
+        let ect = |pool: &mut PacketPool| {
+            pool.alloc(Packet {
+                wire: 1040,
+                ecn: Ecn::Ect,
+                ..Packet::default()
+            })
+        };
+        while red.packets() > n {
+            let id = red.dequeue(pool, Time(t)).unwrap();
+            pool.release(id);
+        }
+        while red.packets() < n {
+            let id = ect(pool);
+            red.enqueue(id, pool, Time(t));
+        }
+        for _ in 0..arrivals {
+            let id = ect(pool);
+            assert_ne!(red.enqueue(id, pool, Time(t)), Enqueued::Dropped);
+            let out = red.dequeue(pool, Time(t)).unwrap();
+            pool.release(out);
+        }
+    }
+
+    #[test]
+    fn self_configured_max_p_follows_fig2_above_and_below_the_band() {
+        // 10 Mb/s: min_th 5 and max_th 15 packets, so the target band is 9–11 packets
+        // (9,360–11,440 B). With w_q = 8.3e-4, 5,000 arrivals seeing 14 packets bring the
+        // average to 14,560·(1 − e^(−4.16)) ≈ 14,330 B, above the band; then one arrival per
+        // 0.5 s interval: max_p + min(0.01, max_p/4) = +0.01 five times, 0.1 → 0.15.
+        let mut red = self_configured(Rate(10_000_000));
+        let mut pool = PacketPool::new();
+        let half_s = Time::from_ms(500).0;
+        hold(&mut red, &mut pool, 14, 5_000, 0);
+        assert!(red.avg() > 11_440.0, "{}", red.avg());
+        for k in 1..=5 {
+            hold(&mut red, &mut pool, 14, 1, k * half_s);
+        }
+        assert!((red.max_p() - 0.15).abs() < 1e-12, "{}", red.max_p());
+        // A queue of 6 packets for 5,000 arrivals: the average falls to within
+        // 8,090·e^(−4.16) ≈ 126 B of 6,240 B, below the band; three intervals: · 0.9³.
+        hold(&mut red, &mut pool, 6, 5_000, 5 * half_s);
+        assert!(red.avg() < 9_360.0, "{}", red.avg());
+        for k in 6..=8 {
+            hold(&mut red, &mut pool, 6, 1, k * half_s);
+        }
+        let after = 0.15 * 0.729;
+        assert!((red.max_p() - after).abs() < 1e-12, "{}", red.max_p());
+        // It keeps shrinking while max_p ≥ 0.01: 0.10935·0.9^k < 0.01 first at k = 23
+        // (0.00972), where it stops.
+        for k in 9..=60 {
+            hold(&mut red, &mut pool, 6, 1, k * half_s);
+        }
+        let floor = after * 0.9f64.powi(23);
+        assert!(
+            (red.max_p() - floor).abs() < 1e-12,
+            "{} vs {floor}",
+            red.max_p()
+        );
+        // Back above the band, α = max_p/4 < 0.01: max_p · 1.25 per interval.
+        hold(&mut red, &mut pool, 14, 5_000, 60 * half_s);
+        hold(&mut red, &mut pool, 14, 1, 61 * half_s);
+        assert!(
+            (red.max_p() - 1.25 * floor).abs() < 1e-12,
+            "{}",
+            red.max_p()
+        );
+    }
+
+    #[test]
+    fn self_configure_with_a_table_or_a_weight_is_an_error_naming_the_field() {
+        let mut c = cfg(false);
+        c.self_configure = Some(RedSelfConfig::default());
+        let e = c.validate("q").unwrap_err().to_string();
+        assert!(e.starts_with("q.thresholds:"), "{e}");
+        c.thresholds.clear();
+        c.w_q = 0.002;
+        let e = c.validate("q").unwrap_err().to_string();
+        assert!(e.starts_with("q.w_q:"), "{e}");
+        c.w_q = 1.0;
+        c.self_configure = Some(RedSelfConfig {
+            initial_max_p: 0.9,
+            ..RedSelfConfig::default()
+        });
+        let e = c.validate("q").unwrap_err().to_string();
+        assert!(e.starts_with("q.self_configure.initial_max_p:"), "{e}");
     }
 
     #[test]

@@ -11,16 +11,17 @@ delayed ACKs (ns-2's 100 ms timer), 1000 B payload + 40 B header, WAN timers (20
 RTO, 1 s initial RTO); MAY as ``systems::may`` with the paper's defaults; DRR over 100
 flow-hashed queues, a 1000-byte quantum of payload (1040 B on the wire) and ns-2's overflow
 rule (one shared buffer, the longest queue's head dropped); Adaptive RED self-configured as
-Floyd, Gummadi and Shenker (2001, §5) prescribe for the link's rate (target delay 5 ms,
-``min_th = max(5, C·delay/2)`` packets, ``max_th = 3·min_th``, ``w_q = 1 − e^(−1/C)`` with C
-in packets per second, gentle, drops rather than marks). Every port runs the scheme (the
-hosts' NICs pull from their flows, so no queue builds there).
+Floyd, Gummadi and Shenker (2001, §5) prescribe for each port's rate: the engine's RED with
+``self_configure`` (target delay 5 ms, ``min_th = max(5, C·delay/2)`` packets,
+``max_th = 3·min_th``, ``w_q = 1 − e^(−1/C)`` with C in packets per second, gentle, max_p
+adapted every 0.5 s; ``schemes/red.rs``), dropping rather than marking. Every port runs the
+scheme (the hosts' NICs pull from their flows, so no queue builds there), except MAY, which
+runs at switch ports only.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -81,30 +82,11 @@ def drr_ns2() -> dict[str, Any]:
     }
 
 
-def adaptive_red(*rates_bps: float) -> dict[str, Any]:
-    """Adaptive RED self-configured (module doc) for each link rate of the topology (the
-    queue needs a row per rate)."""
-    rows = []
-    for rate in sorted(set(rates_bps)):
-        pps = rate / (WIRE * 8)
-        min_th = max(5.0, pps * 0.005 / 2)
-        rows.append(
-            {
-                "rate": f"{rate:.0f}bps",
-                "kmin": f"{round(min_th * WIRE)}B",
-                "kmax": f"{round(3 * min_th * WIRE)}B",
-                "pmax": 0.1,
-            }
-        )
-    # w_q follows the bottleneck, the slowest link (one weight per queue discipline).
-    return {
-        "kind": "red",
-        "thresholds": rows,
-        "w_q": 1 - math.exp(-1 / (min(rates_bps) / (WIRE * 8))),
-        "ecn": False,
-        "gentle": True,
-        "adaptive": True,
-    }
+def adaptive_red() -> dict[str, Any]:
+    """Adaptive RED self-configured (Floyd, Gummadi and Shenker 2001, §5): the engine's RED
+    with ``self_configure`` derives each port's thresholds and weight from its rate (target
+    delay 5 ms); drops rather than marks (§IV's TCP is not ECN-capable)."""
+    return {"kind": "red", "self_configure": {}, "ecn": False}
 
 
 def las() -> dict[str, Any]:
@@ -175,6 +157,12 @@ def fig6(rate_bps: float = 10e6) -> tuple[TopologyFile, list[tuple[str, str, lis
         for i in range(1, 6):
             flows.append((f"{a}{i}", f"{b}{i}", [f"{a}{i}", *core[ra : rb + 1], f"{b}{i}"]))
     return t, flows
+
+
+def bdp_packets(rate_bps: float, rtts_ms: Sequence[float]) -> int:
+    """One bandwidth-delay product at the mean RTT, in full packets: the bottleneck buffer of
+    the entries whose experiment gives none (Figs. 5 and 8; docs/systems/may.md)."""
+    return round(rate_bps * float(np.mean(rtts_ms)) / 1000 / (WIRE * 8))
 
 
 def one_link(

@@ -44,7 +44,7 @@ DURATION_S = {"smoke": 30, "full": 120}
 RATE = 10e6
 #: (label, queue, paper's Jain index)
 SCHEMES: list[tuple[str, dict[str, Any], float | None]] = [
-    ("RED", adaptive_red(RATE), 0.731),
+    ("RED", adaptive_red(), 0.731),
     ("DRR", drr_ns2(), 0.987),
     ("MAY", may(), 0.985),
     ("MAY, overflows in ND", may(overflow_counts=True), None),

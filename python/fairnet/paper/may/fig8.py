@@ -40,6 +40,7 @@ from fairnet.paper.may.common import (
     LONG,
     PAYLOAD,
     WIRE,
+    bdp_packets,
     may,
     node_index,
     one_link,
@@ -56,11 +57,6 @@ SETTINGS: dict[str, tuple[int, float, list[float], float]] = {
 }
 
 
-def buffer_packets(rate_bps: float, rtts_ms: list[float]) -> int:
-    """The bottleneck's buffer: one bandwidth-delay product at the mean RTT (module doc)."""
-    return round(rate_bps * float(np.mean(rtts_ms)) / 1000 / (WIRE * 8))
-
-
 def scenario(n_tcp: int, mbps: float, cbr_bps: float, d: float, outdir: Path) -> dict[str, Any]:
     """The topology and flows: ``n_tcp`` long TCP flows and, last, the CBR flow (its row
     carries its own transport); the CBR flow's size outlasts the run."""
@@ -68,7 +64,7 @@ def scenario(n_tcp: int, mbps: float, cbr_bps: float, d: float, outdir: Path) ->
     rtts = [20 + 200 * i / (n - 1) for i in range(n)]
     # The CBR flow takes the middle RTT; the TCP flows keep the others in order.
     middle = rtts.pop(n // 2)
-    topo, flows = one_link(mbps * 1e6, [*rtts, middle], buffer_packets(mbps * 1e6, rtts))
+    topo, flows = one_link(mbps * 1e6, [*rtts, middle], bdp_packets(mbps * 1e6, rtts))
     spec: list[dict[str, Any]] = [
         {"src": node_index(topo, s), "dst": node_index(topo, t), "size": LONG, "start": f"{k}ms"}
         for k, (s, t, _) in enumerate(flows)

@@ -29,7 +29,6 @@ from rich.console import Console
 import fairnet
 from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.may.common import (
-    ACCESS_BPS,
     LONG,
     PAYLOAD,
     adaptive_red,
@@ -78,7 +77,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
     n_short, n_long, mbps = SETTINGS[scale]
     base, sizes, _ = scenario(scale, outdir)
     schemes: list[tuple[str, dict[str, Any]]] = [
-        ("RED", adaptive_red(mbps * 1e6, ACCESS_BPS)),
+        ("RED", adaptive_red()),
         ("DRR", drr_ns2()),
         ("LAS", las()),
         ("MAY", may()),

@@ -46,9 +46,8 @@ from rich.console import Console
 
 from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.plots import plot_cdf, pyplot, save_figure
-from fairnet.paper.tables import Column, ResultTable, key
+from fairnet.paper.tables import slowdown_rows, slowdown_table
 from fairnet.runner import run as run_scenario
-from fairnet.runner import slowdown_by_size
 
 #: (workload, load, figure) of each entry.
 FIGURES = {
@@ -213,21 +212,12 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
             slowdowns["ideal max-min"] = f["maxmin_fct_s"].to_numpy() / ideal
     assert size is not None
     bins = byte_bins(size)
-    rows: list[dict[str, Any]] = []
-    for name, sd in slowdowns.items():
-        for b in slowdown_by_size(size, sd, bins):
-            rows.append({"scheme": name, **b})
+    rows = slowdown_rows(size, slowdowns, bins)
     ratio = _short_vs_basic(rows)
-    t = ResultTable(
+    t = slowdown_table(
         f"s-PERC {figure} ({scale}): FCT slowdown, {workload} at {load:.0%} load",
-        (
-            key("scheme"),
-            key("bin"),
-            Column("flows", "ours"),
-            Column("p50", "ours"),
-            Column("p95", "ours"),
-            Column("p99", "ours"),
-        ),
+        rows,
+        ("p50", "p95", "p99"),
         note="Paper (§8.2.2): max-min schemes almost identical for long flows; basic s-PERC* "
         "25–50% faster than RCP on very short flows; pFabric best on short flows, its largest "
         "flows 'almost 200% worse'; s-PERC* 'short': smallest flows in 'a quarter of the time "
@@ -240,13 +230,6 @@ def run_entry(entry: str, scale: str, outdir: Path, console: Console) -> PaperRe
             else ""
         ),
     )
-    for r in rows:
-        t.add_row(
-            r["scheme"],
-            r["bin"],
-            str(r["flows"]),
-            *(f"{r[q]:.2f}" if q in r else "-" for q in ("p50", "p95", "p99")),
-        )
     t.print(console)
     plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(9.0, 6.0))
