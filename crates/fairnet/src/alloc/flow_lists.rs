@@ -67,8 +67,8 @@ pub(crate) trait ForEachLink: Sync {
     fn for_each_link(&self, f: usize, visit: impl FnMut(usize));
 }
 
-/// The lists of the flows `first..` of one range.
-struct Part {
+/// The compressed lists of the flows `first..` of one range.
+pub(crate) struct Part {
     /// The range's first flow: the first gap of every list is from it.
     first: u32,
     /// Link `l`'s list is `units[ptr[l]..ptr[l + 1]]`.
@@ -130,26 +130,38 @@ impl Part {
     }
 }
 
-/// For every link, the flows crossing it, in increasing flow index, compressed (see the module
-/// doc).
-pub(crate) struct FlowLists {
-    parts: Vec<Part>,
+/// For every link, the flows crossing it, in increasing flow index: compressed (see the module
+/// doc), or plain `u32` flow indices, which are quicker to build and walk where memory does not
+/// bind (the oracle compresses only large problems).
+pub(crate) enum FlowLists {
+    /// Gaps in `u16` units, in one part per building thread.
+    Gaps(Vec<Part>),
+    /// Link `l`'s flows are `flows[ptr[l]..ptr[l + 1]]`.
+    Plain { ptr: Vec<usize>, flows: Vec<u32> },
 }
 
 impl FlowLists {
-    /// The lists of the `n_flows` flows of `paths` on `n_links` links, built by `threads`
-    /// threads (one part each).
+    /// The lists of the `n_flows` flows of `paths` on `n_links` links, compressed (built by
+    /// `threads` threads, one part each) or plain (on the calling thread).
     pub(crate) fn build(
         n_links: usize,
         n_flows: usize,
+        compress: bool,
         threads: usize,
         paths: &impl ForEachLink,
     ) -> FlowLists {
         debug_assert!(n_flows <= MAX_FLOWS);
+        if !compress {
+            let mut degree = vec![0usize; n_links];
+            for f in 0..n_flows {
+                paths.for_each_link(f, |l| degree[l] += 1);
+            }
+            return FlowLists::plain(degree, n_flows, paths);
+        }
         let threads = threads.clamp(1, n_flows.max(1));
         let chunk = n_flows.div_ceil(threads);
         let range = |t: usize| (t * chunk).min(n_flows)..((t + 1) * chunk).min(n_flows);
-        let parts = if threads == 1 {
+        FlowLists::Gaps(if threads == 1 {
             vec![Part::build(n_links, 0..n_flows, paths)]
         } else {
             std::thread::scope(|s| {
@@ -161,21 +173,59 @@ impl FlowLists {
                     .map(|h| h.join().expect("index thread"))
                     .collect()
             })
-        };
-        FlowLists { parts }
+        })
+    }
+
+    /// The plain lists of the `n_flows` flows of `paths`, given how many flows cross each link
+    /// (the oracle counts them in its own first pass over the paths, which saves one here).
+    pub(crate) fn plain(degree: Vec<usize>, n_flows: usize, paths: &impl ForEachLink) -> FlowLists {
+        let n_links = degree.len();
+        let mut ptr = degree;
+        ptr.insert(0, 0);
+        for l in 0..n_links {
+            ptr[l + 1] += ptr[l];
+        }
+        let mut fill = ptr[..n_links].to_vec();
+        let mut flows = vec![0u32; ptr[n_links]];
+        for f in 0..n_flows {
+            paths.for_each_link(f, |l| {
+                flows[fill[l]] = f as u32;
+                fill[l] += 1;
+            });
+        }
+        FlowLists::Plain { ptr, flows }
     }
 
     /// How many parts (one per building thread) the lists are in.
     pub(crate) fn parts(&self) -> usize {
-        self.parts.len()
+        match self {
+            FlowLists::Gaps(parts) => parts.len(),
+            FlowLists::Plain { .. } => 1,
+        }
     }
 
     /// Keeps at the start of link `l`'s list the flows for which `keep` is true (called with
     /// every flow of the list, in order), and writes into `kept` how many it kept in each part.
     #[inline(always)]
     pub(crate) fn retain(&mut self, l: usize, kept: &mut [u32], mut keep: impl FnMut(u32) -> bool) {
-        for (part, n) in self.parts.iter_mut().zip(kept) {
-            *n = part.retain(l, &mut keep);
+        match self {
+            FlowLists::Gaps(parts) => {
+                for (part, n) in parts.iter_mut().zip(kept) {
+                    *n = part.retain(l, &mut keep);
+                }
+            }
+            FlowLists::Plain { ptr, flows } => {
+                let list = &mut flows[ptr[l]..ptr[l + 1]];
+                let mut n = 0;
+                for i in 0..list.len() {
+                    let f = list[i];
+                    if keep(f) {
+                        list[n] = f;
+                        n += 1;
+                    }
+                }
+                kept[0] = n as u32;
+            }
         }
     }
 
@@ -183,14 +233,23 @@ impl FlowLists {
     /// list, in order.
     #[inline(always)]
     pub(crate) fn for_each_kept(&self, l: usize, kept: &[u32], mut visit: impl FnMut(u32)) {
-        for (part, &n) in self.parts.iter().zip(kept) {
-            let mut at = part.ptr[l];
-            let mut f = part.first;
-            for _ in 0..n {
-                let (g, next) = get(&part.units, at);
-                at = next;
-                f += g;
-                visit(f);
+        match self {
+            FlowLists::Gaps(parts) => {
+                for (part, &n) in parts.iter().zip(kept) {
+                    let mut at = part.ptr[l];
+                    let mut f = part.first;
+                    for _ in 0..n {
+                        let (g, next) = get(&part.units, at);
+                        at = next;
+                        f += g;
+                        visit(f);
+                    }
+                }
+            }
+            FlowLists::Plain { ptr, flows } => {
+                flows[ptr[l]..ptr[l] + kept[0] as usize]
+                    .iter()
+                    .for_each(|&f| visit(f));
             }
         }
     }
@@ -207,9 +266,9 @@ mod tests {
         }
     }
 
-    /// Lists built from explicit paths, by `threads` threads.
+    /// Lists built from explicit paths, compressed by `threads` threads, or plain for 0.
     fn lists(paths: &[Vec<usize>], n_links: usize, threads: usize) -> FlowLists {
-        FlowLists::build(n_links, paths.len(), threads, &Paths(paths))
+        FlowLists::build(n_links, paths.len(), threads > 0, threads, &Paths(paths))
     }
 
     fn all(lf: &mut FlowLists, l: usize) -> Vec<u32> {
@@ -248,11 +307,11 @@ mod tests {
     fn the_lists_are_the_transpose_for_any_number_of_threads() {
         // 100,000 flows on 3 links: link 0 carries every flow, link 1 every 40,000th (gaps of
         // two units), link 2 none. Each list must hold exactly the flows crossing the link, in
-        // increasing index, however many parts built it.
+        // increasing index, however many parts built it (0: the plain lists).
         let paths: Vec<Vec<usize>> = (0..100_000)
             .map(|f| if f % 40_000 == 7 { vec![1, 0] } else { vec![0] })
             .collect();
-        for threads in [1, 2, 3, 7] {
+        for threads in [0, 1, 2, 3, 7] {
             let mut lf = lists(&paths, 3, threads);
             assert_eq!(all(&mut lf, 0), (0..100_000).collect::<Vec<u32>>());
             assert_eq!(all(&mut lf, 1), vec![7, 40_007, 80_007]);
@@ -264,7 +323,8 @@ mod tests {
     fn retain_keeps_the_chosen_flows_in_order_in_place() {
         // Keeping the flows of link 0 that are 0 mod 3 below 10,000 or lie past 50,000 (short
         // gaps merging into short ones, into one of two units from 9,996 to 50,002, and the rest
-        // kept as they are) must read back exactly those flows, for one part and for several.
+        // kept as they are) must read back exactly those flows, for one part and for several,
+        // and from the plain lists.
         let paths: Vec<Vec<usize>> = (0..60_000)
             .map(|f| {
                 if f < 50_000 && f % 2 == 1 {
@@ -275,7 +335,7 @@ mod tests {
             })
             .collect();
         let keep = |f: u32| f % 3 == 0 && f < 10_000 || f > 50_000;
-        for threads in [1, 4] {
+        for threads in [0, 1, 4] {
             let mut lf = lists(&paths, 2, threads);
             let want: Vec<u32> = all(&mut lf, 0).into_iter().filter(|&f| keep(f)).collect();
             let mut kept = vec![0; lf.parts()];

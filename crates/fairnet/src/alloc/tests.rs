@@ -264,13 +264,13 @@ fn flows_far_apart_in_the_index_get_their_closed_form_shares() {
     // 100,000 flows of weight 1 on link 0 (capacity 1e6); the three flows 7, 40,007 and 80,007
     // also cross link 1 (capacity 3), where they are 40,000 indices apart (gaps of two units in
     // the compressed index). Link 1 saturates first at 1 each; the other 99,997 share what is
-    // left of link 0: (1e6 − 3) / 99,997 each. Packed rows and the CSR paths must give the same
-    // bits, on one thread and on three.
+    // left of link 0: (1e6 − 3) / 99,997 each. The compact layout (packed rows, compressed
+    // index) and the plain one must give the same bits, on one thread and on three.
     let paths: Vec<Vec<u32>> = (0..100_000)
         .map(|f| if f % 40_000 == 7 { vec![0, 1] } else { vec![0] })
         .collect();
     let p = problem(&[1e6, 3.0], &paths, None);
-    let a = solve(&p);
+    let a = super::waterfill::solve_compact(&p, 1, true);
     let rest = (1e6 - 3.0) / 99_997.0;
     let want: Vec<f64> = (0..100_000)
         .map(|f| if f % 40_000 == 7 { 1.0 } else { rest })
@@ -280,7 +280,7 @@ fn flows_far_apart_in_the_index_get_their_closed_form_shares() {
     assert_eq!(a.bottleneck[40_008], Some(0));
     assert!(check(&p, &a.rates).ok);
     let bits = |a: &Allocation| a.rates.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for other in [super::waterfill::solve_csr(&p), solve_with_threads(&p, 3)] {
+    for other in [solve(&p), super::waterfill::solve_compact(&p, 3, true)] {
         assert_eq!(bits(&a), bits(&other));
         assert_eq!(a.bottleneck, other.bottleneck);
     }
@@ -359,11 +359,16 @@ proptest! {
     }
 
     #[test]
-    fn packed_rows_and_csr_paths_give_the_same_bits(p in arb_problem()) {
-        // The packed rows hold the same links in the same order as the problem's CSR paths, so
-        // every sum is taken in the same order: the two layouts must agree to the bit. (Problems
-        // whose longest path is more than twice the mean take the CSR path in both.)
-        let (packed, csr) = (solve(&p), super::waterfill::solve_csr(&p));
+    fn the_compact_layout_gives_the_same_bits(p in arb_problem(), threads in 1usize..4) {
+        // The packed rows hold the same links in the same order as the problem's CSR paths, and
+        // the compressed lists the same flows in the same order as the plain ones, so every sum
+        // is taken in the same order: the two layouts must agree to the bit, for any number of
+        // index threads. (Problems whose longest path is more than twice the mean keep the CSR
+        // paths in the compact layout.)
+        let (packed, csr) = (
+            super::waterfill::solve_compact(&p, threads, true),
+            super::waterfill::solve_compact(&p, 1, false),
+        );
         let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&packed.rates), bits(&csr.rates));
         prop_assert_eq!(&packed.bottleneck, &csr.bottleneck);

@@ -127,12 +127,14 @@ struct Start {
     cap_events: Vec<(f64, u32)>,
     /// Every flow's links packed in fixed-width `u16` rows, if the problem fits them.
     packed: Option<PackedPaths>,
+    /// How many flows cross each link, outside the compact layout (for the plain index).
+    degree: Option<Vec<usize>>,
 }
 
 /// One pass over the paths: the initial load of every link, the flows' starting regimes, their
-/// guarantee-exit and cap events, and (if the problem fits them) the packed rows of
-/// [`PackedPaths`].
-fn start(p: &Problem, pack: bool) -> Start {
+/// guarantee-exit and cap events, and in the compact layout the packed rows of [`PackedPaths`]
+/// (if the problem fits them), outside it how many flows cross each link.
+fn start(p: &Problem, compact: bool) -> Start {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let weights = p.weights();
     let mut links = LinkState {
@@ -148,7 +150,8 @@ fn start(p: &Problem, pack: bool) -> Start {
     };
     let mut guarantee_exits: Vec<(f64, u32)> = Vec::new();
     let mut cap_events: Vec<(f64, u32)> = Vec::new();
-    let mut packed = if pack {
+    let mut degree = (!compact).then(|| vec![0usize; n_links]);
+    let mut packed = if compact {
         PackedPaths::with_capacity(p)
     } else {
         None
@@ -158,6 +161,9 @@ fn start(p: &Problem, pack: bool) -> Start {
         let path = p.path(f);
         if let Some(packed) = &mut packed {
             packed.push(path);
+        }
+        if let Some(degree) = &mut degree {
+            path.iter().for_each(|&l| degree[l as usize] += 1);
         }
         if d <= g {
             // Demand no larger than the guarantee (or zero): fixed from the start.
@@ -190,6 +196,7 @@ fn start(p: &Problem, pack: bool) -> Start {
         guarantee_exits,
         cap_events,
         packed,
+        degree,
     }
 }
 
@@ -200,35 +207,52 @@ pub fn solve(p: &Problem) -> Allocation {
 }
 
 /// [`solve`] with the links × flows index built by `threads` threads while the calling thread
-/// makes the first pass over the flows; the event loop is sequential. The result is the same,
-/// bit for bit, for any number of threads (the index is the same entry for entry, and every sum
-/// is taken in the same order).
+/// makes the first pass over the flows (on problems large enough for the compact layout, see
+/// [`COMPACT_FROM_BYTES`]; smaller ones are solved on the calling thread); the event loop is
+/// sequential. The result is the same, bit for bit, for any number of threads (every link's list
+/// holds the same flows in the same order, and every sum is taken in the same order).
 pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
-    solve_laid_out(p, threads, true)
+    solve_laid_out(p, threads, compact_pays(p))
 }
 
-/// [`solve`] reading the problem's own CSR paths even where they would fit packed rows (the
-/// tests compare the two layouts bit for bit).
+/// Problems whose flow arrays (row pointers, paths and weights) take at least this many bytes
+/// are solved in the compact layout: paths packed in `u16` rows ([`PackedPaths`]) and the index
+/// compressed ([`FlowLists::Gaps`]). Those arrays are then read at random from memory, and the
+/// compact layout halves the cache lines a frozen flow costs; smaller problems stay in the last
+/// level cache (32 MB here, shared), where building the packed rows and decoding the gaps cost
+/// more than they save (measured in docs/benchmarks.md: 100,000 flows, 4 MB, were slower with
+/// it; a million, 39 MB, faster).
+pub const COMPACT_FROM_BYTES: usize = 16 << 20;
+
+/// Whether `p` is large enough for the compact layout.
+fn compact_pays(p: &Problem) -> bool {
+    p.num_flows() * 16 + p.path_links().len() * 4 >= COMPACT_FROM_BYTES
+}
+
+/// [`solve_with_threads`] in the compact layout or not, whatever the problem's size (the tests
+/// compare the two bit for bit).
 #[cfg(test)]
-pub(super) fn solve_csr(p: &Problem) -> Allocation {
-    solve_laid_out(p, 1, false)
+pub(super) fn solve_compact(p: &Problem, threads: usize, compact: bool) -> Allocation {
+    solve_laid_out(p, threads, compact)
 }
 
-/// [`solve_with_threads`], with the paths packed (`pack`) if the problem fits them.
-fn solve_laid_out(p: &Problem, threads: usize, pack: bool) -> Allocation {
+/// [`solve_with_threads`], in the compact layout if `compact` (the paths packed if the problem
+/// fits [`PackedPaths`]).
+fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
-    let (mut first, lists) = if threads <= 1 {
-        let first = start(p, pack);
+    let (mut first, lists) = if threads <= 1 || !compact {
+        let mut first = start(p, compact);
         // From the packed rows if there are any: a third of the bytes of the problem's paths.
-        let lists = match &first.packed {
-            Some(packed) => FlowLists::build(n_links, n_flows, 1, packed),
-            None => FlowLists::build(n_links, n_flows, 1, &Csr(p)),
+        let lists = match (&first.packed, first.degree.take()) {
+            (_, Some(degree)) => FlowLists::plain(degree, n_flows, &Csr(p)),
+            (Some(packed), None) => FlowLists::build(n_links, n_flows, true, 1, packed),
+            (None, None) => FlowLists::build(n_links, n_flows, true, 1, &Csr(p)),
         };
         (first, lists)
     } else {
         std::thread::scope(|s| {
-            let index = s.spawn(|| FlowLists::build(n_links, n_flows, threads, &Csr(p)));
-            let first = start(p, pack);
+            let index = s.spawn(|| FlowLists::build(n_links, n_flows, true, threads, &Csr(p)));
+            let first = start(p, true);
             (first, index.join().expect("index thread"))
         })
     };
