@@ -4,7 +4,8 @@
 //! On the 1M-flow k = 16 problem a link's flows are about a thousand indices apart, so a gap
 //! takes one unit (2 bytes) where a `u32` flow index took 4: the index is half the size (11.7
 //! against 23.5 MB), which pays for the oracle's packed paths (`waterfill::PackedPaths`) within
-//! the memory the solve used before them. The lists are only ever walked front to back.
+//! the memory the solve used before them. The lists are only ever walked front to back. Problems
+//! below `waterfill::COMPACT_FROM_BYTES` get plain `u32` lists instead ([`FlowLists::Plain`]).
 //!
 //! **Encoding.** The gap `g` from the previous flow of the list (from the start of the part's
 //! flow range for the first) takes one unit if `g < 2^15`, else two: `2^15 | g >> 16`, then

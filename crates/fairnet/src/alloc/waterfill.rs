@@ -44,8 +44,10 @@
 //! picked first and their rows fetched ahead of their freezes; and bottlenecks and rates are
 //! written after the loop from the frozen flows each saturated link keeps in its own list,
 //! recomputed with the same operations, so the loop makes no scattered stores and the result is
-//! bit for bit what the flow-by-flow version gave. Measurements, and where the time still goes:
-//! docs/benchmarks.md.
+//! bit for bit what the flow-by-flow version gave. The packed rows and the compressed index (the
+//! compact layout) are used from [`COMPACT_FROM_BYTES`] of flow arrays; smaller problems, which
+//! stay in cache, read the problem's own paths and a plain `u32` index. Measurements, and where
+//! the time still goes: docs/benchmarks.md.
 
 use super::flow_lists::{FlowLists, ForEachLink};
 use super::heap::IndexedMinHeap;
@@ -521,10 +523,11 @@ impl ForEachLink for Csr<'_> {
 
 /// Every flow's links as `u16`, in rows of a fixed width (the longest path), unused entries
 /// [`PackedPaths::NONE`]: row `f` is found without a row pointer, and it is one cache line (or
-/// two, when it straddles one) instead of a pointer and a path in two arrays — on a million flows
-/// the difference between a third and a half of the solve, which waited on those lines. Built
-/// in the first pass when the links fit `u16` and the rows take no more memory than the
-/// problem's `u32` paths (the width at most twice the mean path length); [`Csr`] otherwise.
+/// two, when it straddles one) instead of a pointer and a path in two arrays. With the
+/// compressed index that pays for it, it took the 1M-flow k = 16 solve from about 92 to 65 ms CPU
+/// (docs/benchmarks.md). Built in the first pass, in the compact layout, when the links fit `u16`
+/// and the rows take no more memory than the problem's `u32` paths (the width at most twice the
+/// mean path length); [`Csr`] otherwise.
 struct PackedPaths {
     width: usize,
     links: Vec<u16>,
