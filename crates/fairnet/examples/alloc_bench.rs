@@ -61,6 +61,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let threads = arg(3, 1)?.max(1);
     let p = Problem::new(fat_tree_problem(k, flows, 1, (0.1, 10.0), Rate::gbps(100))?)?;
     println!(
+        "peak RSS after building the problem: {:.0} MiB",
+        peak_rss_mib().unwrap_or(f64::NAN)
+    );
+    println!(
         "k={k} fat-tree, {flows} flows, {} links, {} flow-link incidences, {threads} thread(s)",
         p.num_links(),
         p.path_links().len()

@@ -14,6 +14,7 @@
 //! Rates and capacities are `f64` bits per second.
 
 mod check;
+mod flow_lists;
 mod heap;
 mod incremental;
 mod kwaterfill;

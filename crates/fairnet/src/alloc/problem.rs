@@ -20,6 +20,7 @@ pub struct Problem {
     guarantees: Option<Vec<f64>>,
     flow_names: Option<Vec<String>>,
     link_names: Option<Vec<String>>,
+    max_path_len: usize,
 }
 
 /// Everything needed to build a [`Problem`]; `None` weights mean all 1, `None` demands mean
@@ -83,6 +84,15 @@ impl Problem {
             ));
         }
         let n_flows = path_ptr.len() - 1;
+        if n_flows > super::flow_lists::MAX_FLOWS {
+            return Err(Error::invalid(
+                "paths",
+                format!(
+                    "{n_flows} flows, more than the oracle's {}",
+                    super::flow_lists::MAX_FLOWS
+                ),
+            ));
+        }
         if *path_ptr.last().unwrap() != path_links.len() {
             return Err(Error::invalid(
                 "paths",
@@ -94,7 +104,7 @@ impl Problem {
             ));
         }
         let weights = weights.unwrap_or_else(|| vec![1.0; n_flows]);
-        let p = Problem {
+        let mut p = Problem {
             capacities,
             path_ptr,
             path_links,
@@ -103,8 +113,15 @@ impl Problem {
             guarantees,
             flow_names,
             link_names,
+            max_path_len: 0,
         };
         p.validate()?;
+        p.max_path_len = p
+            .path_ptr
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0);
         Ok(p)
     }
 
@@ -155,6 +172,16 @@ impl Problem {
             }
         }
         for f in 0..n_flows {
+            if self.path_ptr[f + 1] < self.path_ptr[f] {
+                return Err(Error::invalid(
+                    self.flow_label(f),
+                    format!(
+                        "CSR row pointers decrease ({} then {})",
+                        self.path_ptr[f],
+                        self.path_ptr[f + 1]
+                    ),
+                ));
+            }
             let path = self.path_raw(f);
             if path.is_empty() {
                 return Err(Error::invalid(self.flow_label(f), "path is empty"));
@@ -244,6 +271,10 @@ impl Problem {
     pub fn path(&self, f: usize) -> &[u32] {
         self.path_raw(f)
     }
+    /// The number of links of the longest path (0 without flows).
+    pub fn max_path_len(&self) -> usize {
+        self.max_path_len
+    }
     /// CSR row pointers of the paths.
     pub fn path_ptr(&self) -> &[usize] {
         &self.path_ptr
@@ -291,21 +322,13 @@ impl Problem {
 
     /// The transpose of the routing matrix: for every link, the flows crossing it (CSR).
     pub fn link_flows(&self) -> LinkFlows {
-        let mut degree = vec![0u32; self.num_links()];
-        for &l in &self.path_links {
-            degree[l as usize] += 1;
-        }
-        self.link_flows_of_degrees(&degree)
-    }
-
-    /// [`Problem::link_flows`] given the number of flows crossing each link (the oracle counts
-    /// them in its own first pass over the paths, and saves this one a pass).
-    pub(crate) fn link_flows_of_degrees(&self, degree: &[u32]) -> LinkFlows {
         let n_links = self.num_links();
-        let mut ptr = Vec::with_capacity(n_links + 1);
-        ptr.push(0usize);
-        for &d in degree {
-            ptr.push(ptr[ptr.len() - 1] + d as usize);
+        let mut ptr = vec![0usize; n_links + 1];
+        for &l in &self.path_links {
+            ptr[l as usize + 1] += 1;
+        }
+        for l in 0..n_links {
+            ptr[l + 1] += ptr[l];
         }
         let mut fill = ptr[..n_links].to_vec();
         let mut flows = vec![0u32; self.path_links.len()];
@@ -318,76 +341,7 @@ impl Problem {
         }
         LinkFlows { ptr, flows }
     }
-
-    /// [`Problem::link_flows`] built by `threads` threads, each over a contiguous range of flows:
-    /// every thread counts its range's flows per link, the counts give each thread its slots in
-    /// every link's list (ranges in flow order, so each list is still in increasing flow index —
-    /// the same transpose, entry for entry), and the threads fill their slots at once.
-    pub(crate) fn link_flows_parallel(&self, threads: usize) -> LinkFlows {
-        let (n_flows, n_links) = (self.num_flows(), self.num_links());
-        let threads = threads.clamp(1, n_flows.max(1));
-        let chunk = n_flows.div_ceil(threads);
-        let ranges: Vec<(usize, usize)> = (0..threads)
-            .map(|t| ((t * chunk).min(n_flows), ((t + 1) * chunk).min(n_flows)))
-            .collect();
-        let counts: Vec<Vec<usize>> = std::thread::scope(|s| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|&(a, b)| {
-                    s.spawn(move || {
-                        let mut c = vec![0usize; n_links];
-                        for &l in &self.path_links[self.path_ptr[a]..self.path_ptr[b]] {
-                            c[l as usize] += 1;
-                        }
-                        c
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("transpose count thread"))
-                .collect()
-        });
-        // Link l's list is [ptr[l], ptr[l + 1]); thread t's part of it starts after the parts
-        // of threads 0..t.
-        let mut ptr = Vec::with_capacity(n_links + 1);
-        ptr.push(0usize);
-        let mut starts = vec![vec![0usize; n_links]; threads];
-        for l in 0..n_links {
-            let mut at = ptr[l];
-            for (t, c) in counts.iter().enumerate() {
-                starts[t][l] = at;
-                at += c[l];
-            }
-            ptr.push(at);
-        }
-        let mut flows = vec![0u32; self.path_links.len()];
-        let out = SharedSlots(flows.as_mut_ptr());
-        std::thread::scope(|s| {
-            for (&(a, b), mut fill) in ranges.iter().zip(starts) {
-                let out = &out;
-                s.spawn(move || {
-                    for f in a..b {
-                        for &l in self.path_raw(f) {
-                            let slot = &mut fill[l as usize];
-                            // SAFETY: `slot` is in this thread's part of link l's list (see
-                            // `starts`), parts of different threads are disjoint, each slot is
-                            // written once, and `flows` outlives the scope.
-                            unsafe { out.0.add(*slot).write(f as u32) };
-                            *slot += 1;
-                        }
-                    }
-                });
-            }
-        });
-        LinkFlows { ptr, flows }
-    }
 }
-
-/// The start of the transpose's flow array, written by several threads at disjoint slots.
-struct SharedSlots(*mut u32);
-// SAFETY: the threads that share it write disjoint slots (see `link_flows_parallel`).
-unsafe impl Sync for SharedSlots {}
 
 /// For every link, the flows crossing it, in increasing flow index (CSR).
 #[derive(Debug, Clone)]
@@ -442,6 +396,10 @@ mod tests {
         i.demands = Some(vec![1.0]);
         i.guarantees = Some(vec![2.0]);
         assert!(err(i).contains("above its demand"));
+        // Row pointers that go back would slice a path backwards: an error, not a panic.
+        let mut i = input(&[vec![0, 1], vec![1]]);
+        i.path_ptr = vec![0, 2, 1, 3];
+        assert_eq!(err(i), "flows[1]: CSR row pointers decrease (2 then 1)");
     }
 
     #[test]
@@ -450,30 +408,5 @@ mod tests {
         let lf = p.link_flows();
         assert_eq!(lf.of(0), &[0, 2]);
         assert_eq!(lf.of(1), &[0, 1]);
-    }
-
-    #[test]
-    fn the_parallel_transpose_is_the_same_entry_for_entry() {
-        // 1,000 flows on 2 links (flow f on link f % 2, and on link 1 too when f % 3 == 0): for
-        // any number of threads, even more threads than flows, each list holds exactly the flows
-        // crossing the link, in increasing index, as the sequential build has it.
-        let paths: Vec<Vec<u32>> = (0..1000u32)
-            .map(|f| {
-                if f % 3 == 0 && f % 2 == 0 {
-                    vec![0, 1]
-                } else {
-                    vec![f % 2]
-                }
-            })
-            .collect();
-        let p = Problem::new(input(&paths)).unwrap();
-        let want = p.link_flows();
-        for threads in [1, 2, 3, 7, 2000] {
-            let got = p.link_flows_parallel(threads);
-            assert_eq!(got.ptr, want.ptr, "{threads} threads");
-            assert_eq!(got.flows, want.flows, "{threads} threads");
-        }
-        let on_1: Vec<u32> = (0..1000).filter(|f| f % 2 == 1 || f % 6 == 0).collect();
-        assert_eq!(want.of(1), &on_1[..]);
     }
 }

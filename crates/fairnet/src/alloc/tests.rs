@@ -259,6 +259,33 @@ fn checker_flags_unfair_and_infeasible_rates() {
     assert!(!idle.ok && idle.message.contains("no link on its path is saturated"));
 }
 
+#[test]
+fn flows_far_apart_in_the_index_get_their_closed_form_shares() {
+    // 100,000 flows of weight 1 on link 0 (capacity 1e6); the three flows 7, 40,007 and 80,007
+    // also cross link 1 (capacity 3), where they are 40,000 indices apart (gaps of two units in
+    // the compressed index). Link 1 saturates first at 1 each; the other 99,997 share what is
+    // left of link 0: (1e6 − 3) / 99,997 each. The compact layout (packed rows, compressed
+    // index) and the plain one must give the same bits, on one thread and on three.
+    let paths: Vec<Vec<u32>> = (0..100_000)
+        .map(|f| if f % 40_000 == 7 { vec![0, 1] } else { vec![0] })
+        .collect();
+    let p = problem(&[1e6, 3.0], &paths, None);
+    let a = super::waterfill::solve_compact(&p, 1, true);
+    let rest = (1e6 - 3.0) / 99_997.0;
+    let want: Vec<f64> = (0..100_000)
+        .map(|f| if f % 40_000 == 7 { 1.0 } else { rest })
+        .collect();
+    assert_close(&a.rates, &want);
+    assert_eq!(a.bottleneck[40_007], Some(1));
+    assert_eq!(a.bottleneck[40_008], Some(0));
+    assert!(check(&p, &a.rates).ok);
+    let bits = |a: &Allocation| a.rates.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for other in [solve(&p), super::waterfill::solve_compact(&p, 3, true)] {
+        assert_eq!(bits(&a), bits(&other));
+        assert_eq!(a.bottleneck, other.bottleneck);
+    }
+}
+
 fn arb_problem() -> impl Strategy<Value = Problem> {
     (1usize..6, 1usize..9).prop_flat_map(|(n_links, n_flows)| {
         let caps = prop::collection::vec(1.0f64..100.0, n_links);
@@ -320,14 +347,33 @@ proptest! {
 
     #[test]
     fn any_thread_count_gives_the_same_bits(p in arb_problem(), threads in 2usize..5) {
-        // The index is built by several threads but is the same entry for entry, and the event
-        // loop is sequential: every output must be identical to the one-thread solve.
+        // The index is built by several threads, one part each, but every link's list is the
+        // same flows in the same order, and the event loop is sequential: every output must be
+        // identical to the one-thread solve.
         let (one, many) = (solve(&p), solve_with_threads(&p, threads));
         let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&one.rates), bits(&many.rates));
         prop_assert_eq!(&one.bottleneck, &many.bottleneck);
         prop_assert_eq!(&one.link_iteration, &many.link_iteration);
         prop_assert_eq!(one.iterations, many.iterations);
+    }
+
+    #[test]
+    fn the_compact_layout_gives_the_same_bits(p in arb_problem(), threads in 1usize..4) {
+        // The packed rows hold the same links in the same order as the problem's CSR paths, and
+        // the compressed lists the same flows in the same order as the plain ones, so every sum
+        // is taken in the same order: the two layouts must agree to the bit, for any number of
+        // index threads. (Problems whose longest path is more than twice the mean keep the CSR
+        // paths in the compact layout.)
+        let (packed, csr) = (
+            super::waterfill::solve_compact(&p, threads, true),
+            super::waterfill::solve_compact(&p, 1, false),
+        );
+        let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&packed.rates), bits(&csr.rates));
+        prop_assert_eq!(&packed.bottleneck, &csr.bottleneck);
+        prop_assert_eq!(&packed.link_iteration, &csr.link_iteration);
+        prop_assert_eq!(packed.iterations, csr.iterations);
     }
 
     #[test]

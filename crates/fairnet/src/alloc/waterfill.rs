@@ -36,14 +36,20 @@
 //! # Layout (issue 25)
 //!
 //! On a million flows the solve is bound by cache misses on the flow arrays, not by arithmetic.
-//! One pass over the flows gives the starting sums and each link's flow count, from which the
-//! links × flows index is built in one more pass; frozen flags are a bit set that stays in
-//! cache; a saturating link's unfrozen flows are picked first and their rows fetched ahead of
-//! their freezes; and bottlenecks and rates are written after the loop from a log of the freeze
-//! order, recomputed with the same operations, so the loop makes no scattered stores and the
-//! result is bit for bit what the flow-by-flow version gave. Measurements, and where the time
-//! still goes: docs/benchmarks.md.
+//! One pass over the flows gives the starting sums and copies every path into a packed row of
+//! `u16` links ([`PackedPaths`]: one cache line a flow where the problem's row pointer and path
+//! took two or three), from which the links × flows index is built in the compressed form of
+//! [`FlowLists`](super::flow_lists) (half the bytes of `u32` flow indices, which pays for the
+//! rows); frozen flags are a bit set that stays in cache; a saturating link's unfrozen flows are
+//! picked first and their rows fetched ahead of their freezes; and bottlenecks and rates are
+//! written after the loop from the frozen flows each saturated link keeps in its own list,
+//! recomputed with the same operations, so the loop makes no scattered stores and the result is
+//! bit for bit what the flow-by-flow version gave. The packed rows and the compressed index (the
+//! compact layout) are used from [`COMPACT_FROM_BYTES`] of flow arrays; smaller problems, which
+//! stay in cache, read the problem's own paths and a plain `u32` index. Measurements, and where
+//! the time still goes: docs/benchmarks.md.
 
+use super::flow_lists::{FlowLists, ForEachLink};
 use super::heap::IndexedMinHeap;
 use super::problem::{Problem, REL_TOL};
 
@@ -121,13 +127,16 @@ struct Start {
     state: FlowState,
     guarantee_exits: Vec<(f64, u32)>,
     cap_events: Vec<(f64, u32)>,
-    /// How many flows cross each link (for the transpose).
-    degree: Vec<u32>,
+    /// Every flow's links packed in fixed-width `u16` rows, if the problem fits them.
+    packed: Option<PackedPaths>,
+    /// How many flows cross each link, outside the compact layout (for the plain index).
+    degree: Option<Vec<usize>>,
 }
 
 /// One pass over the paths: the initial load of every link, the flows' starting regimes, their
-/// guarantee-exit and cap events, and how many flows cross each link.
-fn start(p: &Problem) -> Start {
+/// guarantee-exit and cap events, and in the compact layout the packed rows of [`PackedPaths`]
+/// (if the problem fits them), outside it how many flows cross each link.
+fn start(p: &Problem, compact: bool) -> Start {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let weights = p.weights();
     let mut links = LinkState {
@@ -143,16 +152,26 @@ fn start(p: &Problem) -> Start {
     };
     let mut guarantee_exits: Vec<(f64, u32)> = Vec::new();
     let mut cap_events: Vec<(f64, u32)> = Vec::new();
-    let mut degree = vec![0u32; n_links];
+    let mut degree = (!compact).then(|| vec![0usize; n_links]);
+    let mut packed = if compact {
+        PackedPaths::with_capacity(p)
+    } else {
+        None
+    };
     for f in 0..n_flows {
         let (w, g, d) = (weights[f], p.guarantee(f), p.demand(f));
         let path = p.path(f);
+        if let Some(packed) = &mut packed {
+            packed.push(path);
+        }
+        if let Some(degree) = &mut degree {
+            path.iter().for_each(|&l| degree[l as usize] += 1);
+        }
         if d <= g {
             // Demand no larger than the guarantee (or zero): fixed from the start.
             state.frozen.set(f);
             for &l in path {
                 links.fixed[l as usize] += d;
-                degree[l as usize] += 1;
             }
             continue;
         }
@@ -162,13 +181,11 @@ fn start(p: &Problem) -> Start {
             for &l in path {
                 links.fixed[l as usize] += g;
                 links.n_at_guarantee[l as usize] += 1;
-                degree[l as usize] += 1;
             }
         } else {
             for &l in path {
                 links.weight[l as usize] += w;
                 links.n_linear[l as usize] += 1;
-                degree[l as usize] += 1;
             }
         }
         if d.is_finite() {
@@ -180,6 +197,7 @@ fn start(p: &Problem) -> Start {
         state,
         guarantee_exits,
         cap_events,
+        packed,
         degree,
     }
 }
@@ -191,34 +209,75 @@ pub fn solve(p: &Problem) -> Allocation {
 }
 
 /// [`solve`] with the links × flows index built by `threads` threads while the calling thread
-/// makes the first pass over the flows; the event loop is sequential. The result is the same,
-/// bit for bit, for any number of threads (the index is the same entry for entry, and every sum
-/// is taken in the same order).
+/// makes the first pass over the flows (on problems large enough for the compact layout, see
+/// [`COMPACT_FROM_BYTES`]; smaller ones are solved on the calling thread); the event loop is
+/// sequential. The result is the same, bit for bit, for any number of threads (every link's list
+/// holds the same flows in the same order, and every sum is taken in the same order).
 pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
+    solve_laid_out(p, threads, compact_pays(p))
+}
+
+/// Problems whose flow arrays (row pointers, paths and weights) take at least this many bytes
+/// are solved in the compact layout: paths packed in `u16` rows ([`PackedPaths`]) and the index
+/// compressed ([`FlowLists::Gaps`]). Those arrays are then read at random from memory, and the
+/// compact layout halves the cache lines a frozen flow costs; smaller problems stay in the last
+/// level cache (32 MB here, shared), where building the packed rows and decoding the gaps cost
+/// more than they save (measured in docs/benchmarks.md: 100,000 flows, 4 MB, were slower with
+/// it; a million, 39 MB, faster).
+pub const COMPACT_FROM_BYTES: usize = 16 << 20;
+
+/// Whether `p` is large enough for the compact layout.
+fn compact_pays(p: &Problem) -> bool {
+    p.num_flows() * 16 + p.path_links().len() * 4 >= COMPACT_FROM_BYTES
+}
+
+/// [`solve_with_threads`] in the compact layout or not, whatever the problem's size (the tests
+/// compare the two bit for bit).
+#[cfg(test)]
+pub(super) fn solve_compact(p: &Problem, threads: usize, compact: bool) -> Allocation {
+    solve_laid_out(p, threads, compact)
+}
+
+/// [`solve_with_threads`], in the compact layout if `compact` (the paths packed if the problem
+/// fits [`PackedPaths`]).
+fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
+    let (n_flows, n_links) = (p.num_flows(), p.num_links());
+    let (mut first, lists) = if threads <= 1 || !compact {
+        let mut first = start(p, compact);
+        // From the packed rows if there are any: a third of the bytes of the problem's paths.
+        let lists = match (&first.packed, first.degree.take()) {
+            (_, Some(degree)) => FlowLists::plain(degree, n_flows, &Csr(p)),
+            (Some(packed), None) => FlowLists::build(n_links, n_flows, true, 1, packed),
+            (None, None) => FlowLists::build(n_links, n_flows, true, 1, &Csr(p)),
+        };
+        (first, lists)
+    } else {
+        std::thread::scope(|s| {
+            let index = s.spawn(|| FlowLists::build(n_links, n_flows, true, threads, &Csr(p)));
+            let first = start(p, true);
+            (first, index.join().expect("index thread"))
+        })
+    };
+    match first.packed.take() {
+        Some(packed) => fill(p, packed, first, lists),
+        None => fill(p, Csr(p), first, lists),
+    }
+}
+
+/// The event loop and the results, reading the frozen flows' links through `paths` (dropped
+/// when the loop ends, before the results are allocated).
+fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> Allocation {
     let n_flows = p.num_flows();
     let n_links = p.num_links();
     let caps = p.capacities();
     let weights = p.weights();
-
-    let (first, link_flows) = if threads <= 1 {
-        let first = start(p);
-        let link_flows = p.link_flows_of_degrees(&first.degree);
-        (first, link_flows)
-    } else {
-        std::thread::scope(|s| {
-            let index = s.spawn(|| p.link_flows_parallel(threads));
-            let first = start(p);
-            (first, index.join().expect("index thread"))
-        })
-    };
     let Start {
         mut links,
         mut state,
         mut guarantee_exits,
         mut cap_events,
-        degree,
+        ..
     } = first;
-    drop(degree);
     let by_level = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
     guarantee_exits.sort_unstable_by(by_level);
     cap_events.sort_unstable_by(by_level);
@@ -235,11 +294,15 @@ pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
     let mut iterations = 0u32;
     let mut iteration_level = f64::NEG_INFINITY;
     let (mut next_exit, mut next_cap) = (0usize, 0usize);
-    // Every flow frozen by a saturation, in the order frozen, and for each saturated link the
-    // end of its run in `frozen_order`: the bottlenecks and rates are written from these after
-    // the loop, in one pass, rather than as scattered stores inside it. Sized once.
-    let mut frozen_order: Vec<u32> = Vec::with_capacity(n_flows);
-    let mut runs: Vec<(u32, usize)> = Vec::with_capacity(n_links);
+    // Every saturated link, in order, and how many flows it froze in each part of the index:
+    // those flows are written over the start of the link's own list (they are a subset of it,
+    // in list order; nothing else reads it again), and the bottlenecks and rates are written
+    // from them after the loop, in one pass, rather than as scattered stores inside it.
+    let parts = lists.parts();
+    let mut runs: Vec<u32> = Vec::with_capacity(n_links);
+    let mut kept: Vec<u32> = Vec::with_capacity(n_links * parts);
+    // The flows being frozen by one saturation (reused).
+    let mut batch: Vec<u32> = Vec::new();
 
     loop {
         // Exits of flows no longer at their guarantee (frozen there keep the bit; see `freeze`).
@@ -292,7 +355,7 @@ pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
                 let f = cap_events[next_cap].1 as usize;
                 next_cap += 1;
                 let rate = p.demand(f);
-                freeze(p, f, rate, usize::MAX, &mut state, &mut links);
+                freeze(&paths, weights, f, rate, usize::MAX, &mut state, &mut links);
             } else {
                 // 3. Saturation of `link`: freeze its unfrozen flows in increasing flow index.
                 heap.remove(link);
@@ -300,13 +363,19 @@ pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
                 link_level[link] = Some(now);
                 link_iteration[link] = Some(iterations);
                 // A flow crosses a link once, so no flow of this link is frozen by another of
-                // its flows: the walk can run ahead of the freezes. See `fetch_batch`.
-                let start = frozen_order.len();
-                fetch_batch(p, link_flows.of(link), &state.frozen, &mut frozen_order);
-                let batch = &frozen_order[start..];
+                // its flows: the walk can run ahead of the freezes. See `pick_unfrozen`.
+                let at = kept.len();
+                kept.resize(at + parts, 0);
+                pick_unfrozen(
+                    &paths,
+                    weights,
+                    (&mut lists, link, &mut kept[at..]),
+                    &state.frozen,
+                    &mut batch,
+                );
                 for (i, &f) in batch.iter().enumerate() {
                     if let Some(&ahead) = batch.get(i + PATH_AHEAD) {
-                        prefetch(&p.path_links()[p.path_ptr()[ahead as usize]]);
+                        paths.ahead(ahead as usize);
                     }
                     let f = f as usize;
                     let rate = if state.at_guarantee.get(f) {
@@ -314,23 +383,19 @@ pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
                     } else {
                         (weights[f] * now).min(p.demand(f))
                     };
-                    freeze(p, f, rate, link, &mut state, &mut links);
+                    freeze(&paths, weights, f, rate, link, &mut state, &mut links);
                 }
-                runs.push((link as u32, frozen_order.len()));
+                runs.push(link as u32);
             }
         }
     }
-    drop(link_flows);
 
+    drop((paths, batch));
     let mut bottleneck: Vec<Option<u32>> = vec![None; n_flows];
-    let mut start = 0;
-    for &(link, end) in &runs {
-        for &f in &frozen_order[start..end] {
-            bottleneck[f as usize] = Some(link);
-        }
-        start = end;
+    for (&link, kept) in runs.iter().zip(kept.chunks_exact(parts)) {
+        lists.for_each_kept(link as usize, kept, |f| bottleneck[f as usize] = Some(link));
     }
-    drop(frozen_order);
+    drop(lists);
     // The rate each flow was frozen at, recomputed bit for bit as the loop computed it (the same
     // operations on the same operands): a saturated link's flows at `w·t` (capped at the demand)
     // or, if still at their guarantee, at it; demand-limited flows at the demand.
@@ -359,8 +424,9 @@ pub fn solve_with_threads(p: &Problem, threads: usize) -> Allocation {
 /// except on `saturating` (the link that freezes it, if any): that link is out of the level
 /// queue for good and its sums are never read again.
 #[inline(always)]
-fn freeze(
-    p: &Problem,
+fn freeze<P: Paths>(
+    paths: &P,
+    weights: &[f64],
     f: usize,
     rate: f64,
     saturating: usize,
@@ -372,16 +438,13 @@ fn freeze(
     if state.at_guarantee.get(f) {
         // Its guarantee is already in the fixed load. (The bit stays set: the rates are
         // written after the loop, and this says the flow froze at its guarantee.)
-        for &l in p.path(f) {
-            links.n_at_guarantee[l as usize] -= 1;
-        }
+        paths.for_each_link(f, |l| links.n_at_guarantee[l] -= 1);
         return;
     }
-    let w = p.weights()[f];
-    for &l in p.path(f) {
-        let l = l as usize;
+    let w = weights[f];
+    paths.for_each_link(f, |l| {
         if l == saturating {
-            continue;
+            return;
         }
         links.fixed[l] += rate;
         links.weight[l] -= w;
@@ -389,31 +452,137 @@ fn freeze(
         if links.n_linear[l] == 0 {
             links.weight[l] = 0.0; // no drift: the sum of an empty set is exactly 0
         }
-    }
+    });
 }
 
-/// Appends to `batch` the unfrozen flows of a saturating link, in list order, and starts
-/// fetching everything their freezes will read.
+/// Puts in `batch` the unfrozen flows of a saturating link, in list order, keeps them at the
+/// start of its list in the index (`kept`: how many in each part), and starts fetching everything
+/// their freezes will read.
 ///
 /// The flows of a link are scattered over the flow arrays, so freezing them is a string of cache
 /// misses (before issue 25 they were three quarters of the solve). The work is staged so that
-/// each stage's loads are in flight together rather than one after another: (1) walk the list,
-/// test each flow's frozen bit (a bit set that stays in L2) and prefetch the row pointer and
-/// weight of each unfrozen one; (2) read the row pointers, which have arrived meanwhile, and
-/// prefetch the paths. The caller then freezes the new part of the batch.
+/// each stage's loads are in flight together rather than one after another: walk the list, test
+/// each flow's frozen bit (a bit set that stays in L2) and start fetching the weight and path
+/// (or, for [`Csr`], the row pointer) of each unfrozen one; then the first paths of the batch
+/// that still need a second stage ([`Paths::ahead`]). The caller then freezes the batch.
 #[inline(always)]
-fn fetch_batch(p: &Problem, listed: &[u32], frozen: &FlowBits, batch: &mut Vec<u32>) {
-    let (path_ptr, path_links, weights) = (p.path_ptr(), p.path_links(), p.weights());
-    let start = batch.len();
-    for &f in listed {
-        if !frozen.get(f as usize) {
-            prefetch(&path_ptr[f as usize]);
+fn pick_unfrozen<P: Paths>(
+    paths: &P,
+    weights: &[f64],
+    (lists, link, kept): (&mut FlowLists, usize, &mut [u32]),
+    frozen: &FlowBits,
+    batch: &mut Vec<u32>,
+) {
+    batch.clear();
+    lists.retain(link, kept, |f| {
+        let unfrozen = !frozen.get(f as usize);
+        if unfrozen {
+            paths.stage(f as usize);
             prefetch(&weights[f as usize]);
             batch.push(f);
         }
+        unfrozen
+    });
+    for &f in batch.iter().take(PATH_AHEAD) {
+        paths.ahead(f as usize);
     }
-    for &f in batch[start..].iter().take(PATH_AHEAD) {
-        prefetch(&path_links[path_ptr[f as usize]]);
+}
+
+/// Where the event loop reads the links of the flows it freezes, and how it fetches them ahead.
+trait Paths: ForEachLink {
+    /// Starts fetching the path of `f` (called when `f` joins a batch, a batch ahead).
+    fn stage(&self, f: usize);
+    /// Second stage of the fetch, [`PATH_AHEAD`] freezes before `f`'s (where the first stage
+    /// only fetched where the path is).
+    fn ahead(&self, f: usize);
+}
+
+/// The problem's own CSR paths: a row pointer (`usize`) and the `u32` links, two or three cache
+/// lines a flow, in two stages.
+struct Csr<'a>(&'a Problem);
+
+impl Paths for Csr<'_> {
+    #[inline(always)]
+    fn stage(&self, f: usize) {
+        prefetch(&self.0.path_ptr()[f]);
+    }
+    #[inline(always)]
+    fn ahead(&self, f: usize) {
+        prefetch(&self.0.path_links()[self.0.path_ptr()[f]]);
+    }
+}
+
+impl ForEachLink for Csr<'_> {
+    #[inline(always)]
+    fn for_each_link(&self, f: usize, mut visit: impl FnMut(usize)) {
+        for &l in self.0.path(f) {
+            visit(l as usize);
+        }
+    }
+}
+
+/// Every flow's links as `u16`, in rows of a fixed width (the longest path), unused entries
+/// [`PackedPaths::NONE`]: row `f` is found without a row pointer, and it is one cache line (or
+/// two, when it straddles one) instead of a pointer and a path in two arrays. With the
+/// compressed index that pays for it, it took the 1M-flow k = 16 solve from about 92 to 65 ms CPU
+/// (docs/benchmarks.md). Built in the first pass, in the compact layout, when the links fit `u16`
+/// and the rows take no more memory than the problem's `u32` paths (the width at most twice the
+/// mean path length); [`Csr`] otherwise.
+struct PackedPaths {
+    width: usize,
+    links: Vec<u16>,
+}
+
+impl PackedPaths {
+    /// Marks the unused end of a row (never a link: there are fewer than `u16::MAX` links).
+    const NONE: u16 = u16::MAX;
+
+    /// Empty rows for `p`'s flows, if `p` fits them.
+    fn with_capacity(p: &Problem) -> Option<PackedPaths> {
+        let (n_flows, nnz) = (p.num_flows(), p.path_links().len());
+        let width = p.max_path_len();
+        let fits = p.num_links() < Self::NONE as usize && width * n_flows <= 2 * nnz;
+        fits.then(|| {
+            let mut links = Vec::with_capacity(width * n_flows);
+            advise_huge_pages(links.spare_capacity_mut());
+            PackedPaths { width, links }
+        })
+    }
+
+    /// Appends the next flow's row.
+    #[inline(always)]
+    fn push(&mut self, path: &[u32]) {
+        self.links.extend(path.iter().map(|&l| l as u16));
+        let end = self.links.len() + self.width - path.len();
+        self.links.resize(end, Self::NONE);
+    }
+
+    #[inline(always)]
+    fn row(&self, f: usize) -> &[u16] {
+        &self.links[f * self.width..(f + 1) * self.width]
+    }
+}
+
+impl Paths for PackedPaths {
+    #[inline(always)]
+    fn stage(&self, f: usize) {
+        let row = self.row(f);
+        prefetch(&row[0]);
+        prefetch(&row[row.len() - 1]);
+    }
+    #[inline(always)]
+    fn ahead(&self, _f: usize) {}
+}
+
+impl ForEachLink for PackedPaths {
+    #[inline(always)]
+    fn for_each_link(&self, f: usize, mut visit: impl FnMut(usize)) {
+        for &l in self.row(f) {
+            if l == Self::NONE {
+                break;
+            }
+            visit(l as usize);
+        }
     }
 }
 
@@ -432,6 +601,32 @@ pub(crate) fn prefetch<T>(r: &T) {
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
+}
+
+/// Asks the kernel to back the 2 MiB-aligned part of `v`, a fresh allocation not yet written, with
+/// huge pages (`madvise(MADV_HUGEPAGE)`; this machine's kernel does it only where asked): the
+/// solve reads its packed paths at random and writes its index at scattered places, and with
+/// 4 KiB pages nearly every such access also missed the TLB. Measured on the 1M-flow problem:
+/// docs/benchmarks.md. Only a hint: errors are ignored, and it changes no contents.
+pub(crate) fn advise_huge_pages<T>(v: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(v);
+        let (a, b) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if b > a {
+            // SAFETY: `madvise` (libc, which std links) with MADV_HUGEPAGE changes no contents;
+            // the range lies inside `v`'s allocation.
+            unsafe { madvise(a as *mut u8, b - a, MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// The level below which no event has been processed yet (0 before the first removal).
