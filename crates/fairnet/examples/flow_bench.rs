@@ -229,6 +229,19 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!("events              {}", r.events);
     println!("rate updates        {}", r.rate_updates);
+    // What an update costs: the active flows it sees and the allocator's work per update.
+    let (a, u) = (r.allocator, r.rate_updates.max(1) as f64);
+    println!(
+        "per update          {:.0} active flows, {:.1} links recomputed ({:.1} moved), {:.0} \
+         flows scanned, {:.0} passed on, {:.1} rates changed; {} full solves",
+        r.active_entries as f64 / u,
+        a.link_updates as f64 / u,
+        a.level_changes as f64 / u,
+        a.flows_scanned as f64 / u,
+        a.flows_passed as f64 / u,
+        a.rates_changed as f64 / u,
+        a.full_recomputes
+    );
     println!(
         "per event           {:.2} us",
         wall / r.events.max(1) as f64 * 1e6
