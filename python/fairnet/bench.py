@@ -214,6 +214,14 @@ def bench_parking_lot(n_flows: int = 100_000, seed: int = 1) -> list[dict]:
         )
         rows.append({"load": load, "classes": on, "per_flow": off})
     console.print(t)
+    # What an event's cost follows: the allocator's entries and the flow entries it reads.
+    for r in rows:
+        on, off = r["classes"], r["per_flow"]
+        console.print(
+            f"  {r['load']:.0%}: per rate update {on['mean_entries']:.1f} classes "
+            f"({off['mean_entries']:.1f} flows), {on['visits_per_update']:.0f} flow entries read "
+            f"with classes, {off['visits_per_update']:.0f} without"
+        )
     return rows
 
 
@@ -239,25 +247,24 @@ def bench_flow(
         f"{c['recompute_seconds'] / c['incremental_seconds']:.2f}x"
     )
 
-    topology = {"kind": "fat_tree", "k": 16}
-    t0 = time.perf_counter()
-    flows = flowsim.poisson_flows(topology, "websearch", load, n_flows, seed=seed)
-    gen = time.perf_counter() - t0
-    r = flowsim.run(topology, flows)
-    s = r.stats
+    s = _core.flow_fat_tree_bench(16, n_flows, load, seed, flowsim.cdf_path("websearch"))
     rss = _peak_rss_mib()
-    finished = int((r.flows["end_ps"] >= 0).sum())
     console.print(
         f"[bold]fluid engine, web search at {load:.0%} load, k=16 fat-tree, {n_flows:,} flows:"
-        f"[/bold] {s['wall_seconds']:.2f} s wall ({gen:.2f} s to generate), "
-        f"{s['events']:,} events ({s['events'] / s['wall_seconds']:,.0f}/s), "
-        f"{s['end_time_ps'] / 1e9:.2f} ms simulated, {finished:,} finished, "
-        f"median slowdown {np.nanmedian(r.flows['slowdown']):.2f}, peak RSS {rss:.0f} MiB"
+        f"[/bold] {s['cpu_seconds']:.2f} s CPU ({s['wall_seconds']:.2f} s wall), "
+        f"{s['events']:,} events, {s['cpu_seconds'] / s['events'] * 1e6:.2f} us CPU per event "
+        f"at {s['mean_active']:,.0f} active flows on average "
+        f"({s['mean_entries']:,.0f} per rate update, {s['visits_per_update']:,.0f} flow entries "
+        f"read and {s['rates_changed_per_update']:.0f} rates changed per update), "
+        f"{s['simulated_seconds'] * 1e3:.2f} ms simulated, {s['finished']:,} finished, "
+        f"median slowdown {s['median_slowdown']:.2f}, end-time hash {s['end_hash']}, "
+        f"peak RSS {rss:.0f} MiB"
     )
     return {
         "wall_seconds": s["wall_seconds"],
+        "cpu_seconds": s["cpu_seconds"],
         "events": s["events"],
-        "finished": finished,
+        "finished": s["finished"],
         "parking_lot": parking,
     } | c
 

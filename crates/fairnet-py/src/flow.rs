@@ -464,12 +464,57 @@ fn flow_parking_lot_bench<'py>(
             flow::bench::parking_lot_run(&topo, &flows, &cfg, kind).map(|r| r.1)
         })
         .map_err(value_error)?;
+    load_run_dict(py, &f)
+}
+
+/// The figures of a measured run ([`flow::bench::LoadRun`]) as a dict.
+fn load_run_dict<'py>(py: Python<'py>, f: &flow::bench::LoadRun) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("cpu_seconds", f.cpu_seconds)?;
     d.set_item("wall_seconds", f.wall_seconds)?;
     d.set_item("events", f.events)?;
     d.set_item("mean_active", f.mean_active)?;
     d.set_item("end_hash", format!("{:016x}", f.end_hash))?;
+    d.set_item("mean_entries", f.mean_entries)?;
+    d.set_item("visits_per_update", f.visits_per_update())?;
+    let u = f.rate_updates.max(1) as f64;
+    d.set_item("links_per_update", f.allocator.link_updates as f64 / u)?;
+    d.set_item(
+        "rates_changed_per_update",
+        f.allocator.rates_changed as f64 / u,
+    )?;
+    Ok(d)
+}
+
+/// One run of issue 5's fluid workload (web search from the CDF file `cdf`, `n_flows` flows at
+/// `load` between random host pairs of a k-ary fat-tree, seed `seed`), measured as
+/// [`flow_parking_lot_bench`] measures the parking lot, plus the finished flows and their
+/// median slowdown.
+#[pyfunction]
+fn flow_fat_tree_bench<'py>(
+    py: Python<'py>,
+    k: u32,
+    n_flows: usize,
+    load: f64,
+    seed: u64,
+    cdf: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (r, f) = py
+        .detach(|| {
+            let (topo, flows, cfg) =
+                flow::bench::fat_tree_workload(k, n_flows, load, seed, std::path::Path::new(cdf))?;
+            flow::bench::parking_lot_run(&topo, &flows, &cfg, flow::AllocatorKind::Incremental)
+        })
+        .map_err(value_error)?;
+    let d = load_run_dict(py, &f)?;
+    let mut sd: Vec<f64> = r.flows.iter().filter_map(|x| x.slowdown()).collect();
+    sd.sort_by(f64::total_cmp);
+    d.set_item("finished", sd.len())?;
+    d.set_item(
+        "median_slowdown",
+        sd.get(sd.len() / 2).copied().unwrap_or(f64::NAN),
+    )?;
+    d.set_item("simulated_seconds", r.end_time.as_secs_f64())?;
     Ok(d)
 }
 
@@ -480,5 +525,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_run, m)?)?;
     m.add_function(wrap_pyfunction!(flow_incremental_bench, m)?)?;
     m.add_function(wrap_pyfunction!(flow_parking_lot_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_fat_tree_bench, m)?)?;
     Ok(())
 }

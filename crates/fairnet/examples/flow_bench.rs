@@ -12,12 +12,11 @@
 //! Prints wall time, events, per-event cost, median slowdown and peak RSS.
 
 use fairnet::alloc::{solve, Problem, ProblemInput};
-use fairnet::engine::flow::bench::incremental_vs_recompute;
+use fairnet::engine::flow::bench::{fat_tree_workload, incremental_vs_recompute};
 use fairnet::engine::flow::{run, AllocatorKind, FlowSimConfig, FluidFlow};
-use fairnet::topo::{Topology, TopologySpec};
+use fairnet::topo::Topology;
 use fairnet::units::Rate;
 use fairnet::workload::fat_tree_problem;
-use fairnet::workload::{poisson_flows, SizeCdf};
 use std::error::Error;
 use std::path::Path;
 use std::time::Instant;
@@ -37,15 +36,10 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn workload(n_flows: usize, load: f64) -> Result<(Topology, Vec<FluidFlow>), Box<dyn Error>> {
-    let topo: TopologySpec = serde_json::from_str(r#"{"kind": "fat_tree", "k": 16}"#)?;
-    let topo = topo.build()?;
-    let cdf_file = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let cdf = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../python/fairnet/data/flow-size-cdf/WebSearch_distribution.txt");
-    let cdf = SizeCdf::from_file(&cdf_file)?;
-    let host = topo.hosts()[0];
-    let rate = topo.link(topo.out_links(host)[0]).capacity;
-    let specs = poisson_flows(topo.hosts(), rate, load, &cdf, n_flows, 1)?;
-    Ok((topo, specs.into_iter().map(FluidFlow::new).collect()))
+    let (topo, flows, _) = fat_tree_workload(16, n_flows, load, 1, &cdf)?;
+    Ok((topo, flows))
 }
 
 /// Issue 5's per-event figure: `active` long flows between random host pairs (weights in
@@ -229,6 +223,19 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     println!("events              {}", r.events);
     println!("rate updates        {}", r.rate_updates);
+    // What an update costs: the active flows it sees and the allocator's work per update.
+    let (a, u) = (r.allocator, r.rate_updates.max(1) as f64);
+    println!(
+        "per update          {:.0} active flows, {:.1} links recomputed ({:.1} moved), {:.0} \
+         flows scanned, {:.0} passed on, {:.1} rates changed; {} full solves",
+        r.active_entries as f64 / u,
+        a.link_updates as f64 / u,
+        a.level_changes as f64 / u,
+        a.flows_scanned as f64 / u,
+        a.flows_passed as f64 / u,
+        a.rates_changed as f64 / u,
+        a.full_recomputes
+    );
     println!(
         "per event           {:.2} us",
         wall / r.events.max(1) as f64 * 1e6

@@ -117,6 +117,16 @@ fn main() -> Result<(), Box<dyn Error>> {
             dfct
         );
         println!("      end-time hash {:016x}", f.end_hash);
+        let (a, u) = (r.allocator, r.rate_updates.max(1) as f64);
+        println!(
+            "      per update: {:.1} allocator entries, {:.1} links recomputed, {:.1} flows \
+             scanned, {:.1} passed on, {:.1} rates changed",
+            r.active_entries as f64 / u,
+            a.link_updates as f64 / u,
+            a.flows_scanned as f64 / u,
+            a.flows_passed as f64 / u,
+            a.rates_changed as f64 / u
+        );
         if recompute {
             // The reference: a full solve per event, every flow on its own.
             let per_flow = FlowSimConfig {

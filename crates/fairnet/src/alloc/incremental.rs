@@ -122,14 +122,16 @@ impl Default for FlowEntry {
     }
 }
 
-/// What only arrivals, departures, guarantees and long paths need.
+/// What only arrivals, departures, guarantees and long paths need. A slot's vectors keep their
+/// capacity when its flow leaves, so a flow that reuses the slot allocates nothing (an
+/// allocation and a free per flow were 2% of a run on m3's parking lot).
 #[derive(Debug, Clone, Default)]
 struct FlowCold {
     guarantee: f64,
     /// Position of this flow in `link_flows[path[i]]`, for O(1) removal.
-    pos: Box<[u32]>,
-    /// The path when longer than [`INLINE_PATH`].
-    long_path: Box<[u32]>,
+    pos: Vec<u32>,
+    /// The path when longer than [`INLINE_PATH`] (else empty).
+    long_path: Vec<u32>,
 }
 
 impl FlowEntry {
@@ -245,6 +247,12 @@ pub struct IncrementalStats {
     pub level_changes: u64,
     /// Flows scanned by link-level recomputations.
     pub flows_scanned: u64,
+    /// Flows of links whose level moved, looked at to pass the change on.
+    pub flows_passed: u64,
+    /// Updates that brought the rates up to date (calls of [`IncrementalAllocator::update`]).
+    pub updates: u64,
+    /// Rates reported changed by those updates.
+    pub rates_changed: u64,
 }
 
 /// Weighted max-min rates of a set of flows that changes over time.
@@ -318,20 +326,22 @@ impl IncrementalAllocator {
             self.touched.push(false);
             (self.flows.len() - 1) as Slot
         });
-        let mut pos = Vec::with_capacity(path.len());
+        let mut cold = std::mem::take(&mut self.cold[slot as usize]);
+        cold.pos.clear();
         for &l in path {
             let list = &mut self.link_flows[l as usize];
-            pos.push(list.len() as u32);
+            cold.pos.push(list.len() as u32);
             list.push(slot);
             self.enqueue(l);
         }
         let mut links = [0; INLINE_PATH];
-        let long_path: Box<[u32]> = if path.len() <= INLINE_PATH {
+        cold.long_path.clear();
+        if path.len() <= INLINE_PATH {
             links[..path.len()].copy_from_slice(path);
-            Box::default()
         } else {
-            path.into()
-        };
+            cold.long_path.extend_from_slice(path);
+        }
+        cold.guarantee = guarantee;
         let mut e = FlowEntry {
             links,
             weight,
@@ -343,11 +353,7 @@ impl IncrementalAllocator {
         };
         e.set_mins(mins2(path, &self.level));
         self.flows[slot as usize] = e;
-        self.cold[slot as usize] = FlowCold {
-            guarantee,
-            pos: pos.into(),
-            long_path,
-        };
+        self.cold[slot as usize] = cold;
         self.rates[slot as usize] = 0.0;
         self.touch_flow(slot);
         slot
@@ -356,6 +362,7 @@ impl IncrementalAllocator {
     /// Removes a flow; its slot may be reused by a later [`add_flow`](Self::add_flow).
     pub fn remove_flow(&mut self, slot: Slot) {
         let entry = std::mem::take(&mut self.flows[slot as usize]);
+        // Taken out while the other flows' positions are fixed, and put back (capacity kept).
         let cold = std::mem::take(&mut self.cold[slot as usize]);
         assert!(entry.active, "flow slot {slot} is not active");
         for (i, &l) in entry.path(&cold).iter().enumerate() {
@@ -374,6 +381,7 @@ impl IncrementalAllocator {
             }
             self.enqueue(l);
         }
+        self.cold[slot as usize] = cold;
         self.free.push(slot);
     }
 
@@ -467,6 +475,7 @@ impl IncrementalAllocator {
             }
             self.level[l] = new;
             self.stats.level_changes += 1;
+            self.stats.flows_passed += self.link_flows[l].len() as u64;
             let lo = old.min(new);
             for i in 0..self.link_flows[l].len() {
                 let f = self.link_flows[l][i];
@@ -568,6 +577,8 @@ impl IncrementalAllocator {
             }
         }
         self.touched_flows.clear();
+        self.stats.updates += 1;
+        self.stats.rates_changed += self.changed.len() as u64;
         &self.changed
     }
 

@@ -9,13 +9,15 @@
 //!   time-average number of active flows (issue 25's side-by-side with m3's flowSim);
 //!   [`write_m3_input`] writes the same flows in the input format of the driver around m3's
 //!   flowSim that docs/benchmarks.md describes.
+//! - [`fat_tree_workload`]: issue 5's web-search run on a k-ary fat-tree (`flow_bench`, `fairnet
+//!   bench flow`'s 1M-flow figure), measured the same way by [`parking_lot_run`].
 
 use super::{run, AllocatorKind, FlowRecord, FlowSimConfig, FlowSimResults, FluidFlow};
-use crate::alloc::{IncrementalAllocator, Problem, Slot};
+use crate::alloc::{IncrementalAllocator, IncrementalStats, Problem, Slot};
 use crate::error::{Error, Result};
 use crate::topo::formats::TopologyFile;
 use crate::topo::routing::{PathSelector, Routing};
-use crate::topo::Topology;
+use crate::topo::{Topology, TopologySpec};
 use crate::units::{Rate, Time};
 use crate::workload::{fat_tree_problem, poisson_flows, SizeCdf};
 use rand::{Rng, SeedableRng};
@@ -112,6 +114,44 @@ pub struct LoadRun {
     pub mean_active: f64,
     /// FNV-1a hash of every flow's end time: a change that moves any end time by 1 ps changes it.
     pub end_hash: u64,
+    /// Allocator entries active at a rate update, averaged over the updates (flows, or classes
+    /// with [`FlowSimConfig::classes`]).
+    pub mean_entries: f64,
+    /// Rate updates (one per distinct event time).
+    pub rate_updates: u64,
+    /// The allocator's work over the run ([`FlowSimResults::allocator`]).
+    pub allocator: IncrementalStats,
+}
+
+impl LoadRun {
+    /// Flow entries the allocator read per rate update: the flows of every link it recomputed
+    /// and of every link whose level moved (what an update's cost follows).
+    pub fn visits_per_update(&self) -> f64 {
+        let a = &self.allocator;
+        (a.flows_scanned + a.flows_passed) as f64 / self.rate_updates.max(1) as f64
+    }
+}
+
+/// Issue 5's fluid-engine workload: web-search sizes from `cdf`, Poisson arrivals at `load`
+/// between random host pairs of a k-ary fat-tree (100 Gb/s, 1 µs links), seed `seed`, ECMP by
+/// flow hash, no headers (the engine's default configuration). `flow_bench -- N` and `fairnet
+/// bench flow` run it with k = 16.
+pub fn fat_tree_workload(
+    k: u32,
+    n_flows: usize,
+    load: f64,
+    seed: u64,
+    cdf: &Path,
+) -> Result<(Topology, Vec<FluidFlow>, FlowSimConfig)> {
+    let spec: TopologySpec =
+        serde_json::from_value(serde_json::json!({"kind": "fat_tree", "k": k}))
+            .map_err(|e| Error::invalid("topology", e.to_string()))?;
+    let topo = spec.build()?;
+    let cdf = SizeCdf::from_file(cdf)?;
+    let rate = topo.link(topo.out_links(topo.hosts()[0])[0]).capacity;
+    let specs = poisson_flows(topo.hosts(), rate, load, &cdf, n_flows, seed)?;
+    let flows = specs.into_iter().map(FluidFlow::new).collect();
+    Ok((topo, flows, FlowSimConfig::default()))
 }
 
 /// Scenario `scenarios/m3_parking_lot.toml` at `load` with `n_flows` flows: m3's parking lot,
@@ -137,7 +177,8 @@ pub fn m3_workload(
     Ok((topo, specs.into_iter().map(FluidFlow::new).collect(), cfg))
 }
 
-/// Runs `flows` with `allocator` and measures the run ([`LoadRun`]).
+/// Runs `flows` with `allocator` and measures the run ([`LoadRun`]); used for the parking lot
+/// and for [`fat_tree_workload`]'s runs alike.
 pub fn parking_lot_run(
     topo: &Topology,
     flows: &[FluidFlow],
@@ -158,6 +199,9 @@ pub fn parking_lot_run(
         events: r.events,
         mean_active: mean_active_flows(&r.flows, &prop),
         end_hash: end_time_hash(&r.flows),
+        mean_entries: r.active_entries as f64 / r.rate_updates.max(1) as f64,
+        rate_updates: r.rate_updates,
+        allocator: r.allocator,
     };
     Ok((r, figures))
 }
@@ -256,6 +300,27 @@ mod tests {
             propagation_delays(&t, &flows).unwrap(),
             vec![Time::from_us(9)]
         );
+    }
+
+    /// The work counters agree with the engine's own counts on 300 web-search flows of a k = 4
+    /// fat-tree, each flow on its own: the allocator is updated once per rate update; every flow
+    /// is reported changed at least once (from rate 0 when it arrives); a rate update sees at
+    /// most every flow active, and the updates after arrivals see at least one.
+    #[test]
+    fn work_counters_agree_with_the_run() {
+        let cdf = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../python/fairnet/data/flow-size-cdf/WebSearch_distribution.txt");
+        let (topo, flows, cfg) = fat_tree_workload(4, 300, 0.6, 1, &cdf).unwrap();
+        let (r, f) = parking_lot_run(&topo, &flows, &cfg, AllocatorKind::Incremental).unwrap();
+        assert!(r.complete);
+        assert_eq!(f.allocator.updates, r.rate_updates);
+        assert!(f.allocator.rates_changed >= 300, "{:?}", f.allocator);
+        assert!(
+            f.mean_entries > 0.0 && f.mean_entries <= 300.0,
+            "{}",
+            f.mean_entries
+        );
+        assert!(f.visits_per_update() > 0.0);
     }
 
     #[test]

@@ -661,16 +661,18 @@ fn a_cap_below_the_guarantee_or_not_positive_is_an_error_naming_the_flow() {
 
 /// Classes ([`FlowSimConfig::classes`]) on m3's parking lot, where every host pair has one path,
 /// so flows of a pair and weight share a class: random sizes and arrivals (some pairs of flows
-/// identical in pair, size and start), weights 1 or 3. The end times must match the
-/// independent brute-force simulation within the 1 ns the per-flow engine is held to above (a
-/// class solved as one flow of the summed weight moves rates only in their last bits), and two
-/// identical flows of one class must end at the same picosecond (they have the same bits left
-/// at every instant, so the class completes them at one instant).
+/// identical in pair, size and start), weights 1 or 3 (seeds 0–3), or 0.25 or 0.7 (seeds 4–7:
+/// weights below 1, so a class's summed weight can be below, at or above 1). The end times must
+/// match the independent brute-force simulation within the 1 ns the per-flow engine is held to
+/// above (a class solved as one flow of the summed weight moves rates only in their last bits),
+/// and two identical flows of one class must end at the same picosecond (they have the same
+/// bits left at every instant, so the class completes them at one instant).
 #[test]
 fn classes_match_a_brute_force_simulation() {
     let topo = super::bench::m3_parking_lot().unwrap();
     let hosts = topo.hosts().to_vec();
-    for seed in 0..4 {
+    for seed in 0..8 {
+        let weights = if seed < 4 { [1.0, 3.0] } else { [0.25, 0.7] };
         let mut rng = ChaCha8Rng::seed_from_u64(50 + seed);
         let mut flows: Vec<FluidFlow> = Vec::new();
         while flows.len() < 150 {
@@ -682,7 +684,11 @@ fn classes_match_a_brute_force_simulation() {
                 rng.gen_range(1_000..3_000_000),
                 Time::from_us(rng.gen_range(0..2_000)),
             );
-            f.spec.weight = if rng.gen_bool(0.5) { 1.0 } else { 3.0 };
+            f.spec.weight = if rng.gen_bool(0.5) {
+                weights[0]
+            } else {
+                weights[1]
+            };
             if rng.gen_bool(0.1) {
                 flows.push(f.clone());
             }
