@@ -7,8 +7,11 @@ What §5.2 says and what we run (every choice the paper leaves open is marked *o
   ToR switch connected to 8 nodes … edge links … 1 Gbps, and core links 10 Gbps … ECN marking
   threshold set to 65 packets … maximum end-to-end RTT is 300 usec": ``kind =
   "uranus_fat_tree"`` (25 µs per link, 1 MB buffers, *ours*) and DCTCP's step marking at 65
-  packets on every port. Routing: per-flow ECMP (*ours*: flowcells, §5.2's "flowcell load
-  balancing module", are not in the packet engine yet).
+  packets on every port. Routing: "The network is equipped with flowcell load balancing
+  module for this simulation" (§5.2): :data:`ROUTING` = ``"flowcell"``, Presto's 64 KB
+  flowcells (He et al. §3.1) sprayed over the equal-cost paths, the receiver holding a later
+  cell up to 500 µs (§3.2's reassembly; Presto's adaptive timeout not reproduced). The first
+  version ran per-flow ECMP; docs/systems/uranus.md gives both.
 - Transports: "Deadline-sensitive traffic uses D²TCP … completion-sensitive traffic uses
   L²DCT" — one run, a transport per flow tag (``engine.tag_transports``); the background flows
   run DCTCP (*ours*: the paper does not name theirs; D²TCP without a deadline is DCTCP).
@@ -54,6 +57,8 @@ from typing import Any
 ECN_K = 65
 #: Mean of the exponential deadlines (see the module doc).
 DEADLINE_MEAN = "20ms"
+#: Load balancing (§5.2: "flowcell load balancing module"; ``engine.routing``).
+ROUTING = "flowcell"
 #: Which links ``load`` is a fraction of (``workload.load_on``; see the module doc).
 LOAD_ON = "rack_uplinks"
 #: Background load, a fraction of the same links' capacity (§5.2.1: "around 10%").
@@ -73,11 +78,12 @@ def scenario(
     seed: int,
     slice_weight: float = SLICE_WEIGHT,
     load_on: str = LOAD_ON,
+    routing: str = ROUTING,
 ) -> dict[str, Any]:
     """One §5.2 run: web search at ``load`` (the total of the slices, before the background)
     of the links ``load_on`` names, with one slice per objective in ``objectives`` (tags 0,
-    1, … in that order), ``flows`` flows, under Uranus (WVCC and the slice scheduler) or the
-    guests alone."""
+    1, … in that order), ``flows`` flows, routed by ``routing``, under Uranus (WVCC and the
+    slice scheduler) or the guests alone."""
     workload: dict[str, Any] = {
         "kind": "poisson",
         "cdf": "websearch",
@@ -98,6 +104,7 @@ def scenario(
             {"tag": tag, "transport": GUEST[obj]} for tag, obj in enumerate(objectives)
         ],
         "qdisc": {"kind": "ecn", "k": {"packets": ECN_K}},
+        "routing": routing,
         "tcp": {"min_rto": "10ms"},
     }
     doc: dict[str, Any] = {
