@@ -32,10 +32,29 @@ def test_uranus_fig3_smoke_scc_gives_the_papers_ratios(tmp_path: Path) -> None:
     # At packet level (Uranus's scheduler driving WVCC): the ratios within 20% of the exact
     # ones, as the Rust test fig3b_at_packet_level_lands_near_the_exact_ratios asserts (a
     # measured margin: A1 : A2 measured 0.213 against 7/27 = 0.259).
-    p = next(r for r in result.rows if r["figure"] == "3b-packet")
-    assert abs(p["a1_to_a2"] / (7 / 27) - 1) < 0.2
-    assert abs(p["a_to_b"] / (17 / 25) - 1) < 0.2
-    assert 0.9 < p["target_jain_mean"] <= 1
+    pk = {r["scheme"]: r for r in result.rows if r["figure"] == "3b-packet"}
+    for p in pk.values():
+        assert abs(p["a1_to_a2"] / (7 / 27) - 1) < 0.2
+        assert abs(p["a_to_b"] / (17 / 25) - 1) < 0.2
+        assert 0.9 < p["target_jain_mean"] <= 1
+        assert p["max_sum_error"] < 1e-9
+    # Every SCC tunnel holds one flow on (b), with the same weights as Uranus's: the two
+    # packet runs are the same control on the same flows, each flow within 1% (as the Rust
+    # test fig3b_at_packet_level_under_scc_lands_near_7_27_and_17_25).
+    for a, b in zip(pk["scc"]["rates"], pk["uranus"]["rates"], strict=True):
+        assert abs(a / b - 1) < 0.01
+    # (c) at packet level, 4 background flows, oracle f1 = C/5 and f2 = C: with one control per
+    # flow f2 keeps nearly all of its free path (above 0.85 of the goodput); SCC's tunnel keeps
+    # f1 and f2 at one window each, so f2/f1 = RTT1/RTT2 (within 10%) and f2 falls below
+    # Uranus's, farther from the oracle (§2.4's "significantly decreased"); the Rust test
+    # fig3c_at_packet_level_scc_slows_the_flow_on_the_free_path states the same.
+    pc = {r["scheme"]: r for r in result.rows if r["figure"] == "3c-packet"}
+    assert pc["uranus"]["f2_share"] > 0.85
+    scc = pc["scc"]
+    rtt1, rtt2 = scc["rtt_s"]
+    assert abs(scc["f2_share"] / scc["f1_share"] / (rtt1 / rtt2) - 1) < 0.1
+    assert scc["f2_share"] < pc["uranus"]["f2_share"]
+    assert all(r["oracle_f1_share"] == 1 / 5 for r in pc.values())
     c = {r["scheme"]: r for r in result.rows if r["figure"] == "3c"}
     assert abs(c["scc"]["f2_share"] - 1 / 5) < 1e-9
     assert abs(c["uranus"]["f2_share"] - 1) < 1e-9
