@@ -130,3 +130,23 @@ def test_uranus_fig11_12_smoke_measures_interference_and_recovery(tmp_path: Path
         assert abs(by[(obj, "coexist")]["vs_alone"] - co / alone) < 1e-12
         assert abs(by[(obj, "coexist+uranus")]["vs_coexist"] - (ur / co - 1)) < 1e-12
     assert (tmp_path / "uranus-fig11-12.png").exists()
+
+
+def test_uranus_slot_sweep_runs_each_slot() -> None:
+    # The decision slot's sensitivity at packet level (fig10.slot_sweep, documented in
+    # docs/systems/uranus.md): with 1 ms and 4 ms slots the same run decides about four times
+    # as often with the shorter slot (the slot count is the run's length over the slot,
+    # rounded up; the lengths differ only by the scheduler's effect on the last flow's end, so
+    # the ratio is in [3, 5]); the guest row has no slot; every value is a miss ratio in [0, 1]
+    # (DS) or a positive AFCT (CS).
+    from fairnet.paper.uranus.fig10 import slot_sweep
+
+    rows = slot_sweep(loads=(0.5,), slots=("1ms", "4ms"), seeds=(1,), flows=20)
+    for obj in ("ds", "cs"):
+        mine = {r["slot"]: r for r in rows if r["objective"] == obj}
+        assert set(mine) == {"—", "1ms", "4ms"}
+        assert mine["—"]["scheme"] != "uranus" and mine["—"]["slots"] == [None]
+        ratio = mine["1ms"]["slots"][0] / mine["4ms"]["slots"][0]
+        assert 3 <= ratio <= 5, ratio
+        for r in mine.values():
+            assert (0 <= r["value"] <= 1) if obj == "ds" else r["value"] > 0
