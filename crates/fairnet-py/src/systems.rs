@@ -280,22 +280,43 @@ fn uranus_fig3<'py>(py: Python<'py>, n_background: usize) -> PyResult<Bound<'py,
     Ok(d)
 }
 
-/// Fig. 3(b) on the packet engine (`fairnet::systems::uranus::fig3::fig3b_packet`): Uranus's
-/// scheduler every `slot_s`, WVCC over DCTCP guests, goodput over `[warmup_s, end_s]`. Returns
-/// the goodputs, the oracle's target rates (payload bit/s), the weights, the ratios and the
-/// per-slot distance from the target.
+/// The packet-level slice scheduler named `name` (`"uranus"` or `"scc"`); anything else is a
+/// one-line error naming the argument.
+fn fig3_scheduler(name: &str) -> PyResult<fairnet::systems::uranus::packet_level::SliceScheduler> {
+    use fairnet::systems::uranus::packet_level::SliceScheduler;
+    match name {
+        "uranus" => Ok(SliceScheduler::Uranus),
+        "scc" => Ok(SliceScheduler::Scc),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "scheduler: expected \"uranus\" or \"scc\", got {other:?}"
+        ))),
+    }
+}
+
+/// Seconds as the engine's picoseconds.
+fn picoseconds(s: f64) -> Time {
+    Time((s * 1e12).round() as u64)
+}
+
+/// Fig. 3(b) on the packet engine (`fairnet::systems::uranus::fig3::fig3b_packet_with`):
+/// `scheduler`'s weights every `slot_s` (`"uranus"`: WVCC per flow; `"scc"`: virtual
+/// tunnels), DCTCP guests, goodput over `[warmup_s, end_s]`. Returns the goodputs, the
+/// oracle's target rates (payload bit/s), the weights, the ratios and the per-slot distance
+/// from the target.
 #[pyfunction]
+#[pyo3(signature = (slot_s, warmup_s, end_s, scheduler = "uranus"))]
 fn uranus_fig3_packet<'py>(
     py: Python<'py>,
     slot_s: f64,
     warmup_s: f64,
     end_s: f64,
+    scheduler: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     use fairnet::systems::uranus::fig3;
-    use fairnet::units::Time;
-    let t = |s: f64| Time((s * 1e12).round() as u64);
+    let rule = fig3_scheduler(scheduler)?;
+    let t = picoseconds;
     let r = py
-        .detach(|| fig3::fig3b_packet(t(slot_s), t(warmup_s), t(end_s)))
+        .detach(|| fig3::fig3b_packet_with(rule, t(slot_s), t(warmup_s), t(end_s)))
         .map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("rates", r.rates.to_vec())?;
@@ -307,6 +328,33 @@ fn uranus_fig3_packet<'py>(
     d.set_item("max_sum_error", r.report.max_sum_error)?;
     d.set_item("target_jain_mean", r.report.target_jain_mean)?;
     d.set_item("target_rel_error_mean", r.report.target_rel_error_mean)?;
+    Ok(d)
+}
+
+/// Fig. 3(c) on the packet engine (`fairnet::systems::uranus::fig3::fig3c_packet`): f₁ and
+/// f₂ of one slice over two paths, `n_background` flows beside f₁, every weight 1, under
+/// `scheduler` (`"scc"`: one virtual tunnel for f₁ and f₂; `"uranus"`: WVCC per flow), DCTCP
+/// guests, goodput (payload bit/s) over `[warmup_s, end_s]`. Returns `f1`, `f2`,
+/// `background` and the two paths' round trips `rtt` (s).
+#[pyfunction]
+fn uranus_fig3c_packet<'py>(
+    py: Python<'py>,
+    scheduler: &str,
+    n_background: usize,
+    warmup_s: f64,
+    end_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use fairnet::systems::uranus::fig3;
+    let rule = fig3_scheduler(scheduler)?;
+    let t = picoseconds;
+    let r = py
+        .detach(|| fig3::fig3c_packet(rule, n_background, t(warmup_s), t(end_s)))
+        .map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("f1", r.rates.f1)?;
+    d.set_item("f2", r.rates.f2)?;
+    d.set_item("background", r.rates.background)?;
+    d.set_item("rtt", r.rtt.to_vec())?;
     Ok(d)
 }
 
@@ -362,6 +410,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sperc_convergence, m)?)?;
     m.add_function(wrap_pyfunction!(uranus_fig3, m)?)?;
     m.add_function(wrap_pyfunction!(uranus_fig3_packet, m)?)?;
+    m.add_function(wrap_pyfunction!(uranus_fig3c_packet, m)?)?;
     m.add_function(wrap_pyfunction!(rounds_instance, m)?)?;
     Ok(())
 }

@@ -65,8 +65,9 @@ use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT}
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::{
-    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, hpcc, incast_flows,
-    permutation_flows, poisson_flows, split_tags, FlowSpec, SizeCdf,
+    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, full_load, hpcc,
+    incast_flows, permutation_flows, poisson_flows_offering, split_tags, FlowSpec, HostPairs,
+    LoadOn, SizeCdf,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -141,8 +142,16 @@ pub enum WorkloadSpec {
     Poisson {
         /// Flow-size CDF file (relative to the scenario's directory).
         cdf: PathBuf,
-        /// Offered load, a fraction of the host links' capacity.
+        /// Offered load, a fraction of the capacity of the links `load_on` names (the host
+        /// links' by default).
         load: Fraction,
+        /// Which links `load` (and `background.load`) is a fraction of: `"hosts"` (default:
+        /// the hosts' access links, `λ = load · host rate · hosts / (8 · mean size)`) or
+        /// `"rack_uplinks"` (the links from each rack switch to the switches above it and
+        /// back: load 1 fills the busiest rack's uplinks in expectation, the bottleneck of an
+        /// oversubscribed fabric; [`crate::workload::full_load`]).
+        #[serde(default, skip_serializing_if = "LoadOn::is_hosts")]
+        load_on: LoadOn,
         /// Number of flows.
         flows: usize,
         /// If given, every flow gets a deadline (relative to its start) drawn from an
@@ -226,8 +235,9 @@ pub enum WorkloadSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSpec {
-    /// Offered load, a fraction of the hosts' access capacity as the workload's `load` (so
-    /// the two add). Uranus §5.2.1: "around 10%", i.e. 0.1.
+    /// Offered load, a fraction of the capacity the workload's `load` refers to
+    /// (`load_on`: the hosts' access links by default, or the racks' uplinks), so the two
+    /// add. Uranus §5.2.1: "around 10%", i.e. 0.1.
     pub load: Fraction,
     /// The background flows' tag. Default: the workload's `tags` (the first tag after the
     /// workload's own), e.g. 1.
@@ -751,6 +761,7 @@ impl Scenario {
             WorkloadSpec::Poisson {
                 cdf,
                 load,
+                load_on,
                 flows,
                 deadline_mean,
                 tags,
@@ -758,32 +769,36 @@ impl Scenario {
             } => {
                 let cdf = SizeCdf::from_file(&base_dir.join(cdf))
                     .map_err(|e| prefix("workload.cdf", e))?;
-                let host = *hosts
-                    .first()
-                    .ok_or_else(|| Error::invalid("topology", "has no hosts"))?;
-                let rate = topo.link(topo.out_links(host)[0]).capacity;
-                poisson_flows(&hosts, rate, load.0, &cdf, *flows, self.seed).and_then(|mut f| {
-                    if let Some(mean) = deadline_mean {
-                        exponential_deadlines(&mut f, *mean, self.seed)?;
-                    }
-                    let classes = tags.unwrap_or(1);
-                    if classes != 1 {
-                        split_tags(&mut f, classes, self.seed)?;
-                    }
-                    if let Some(bg) = background {
-                        let until = f.last().map_or(Time::ZERO, |x| x.start);
-                        f.extend(background_between_racks(
-                            bg,
-                            base_dir,
-                            &topo,
-                            &hosts,
-                            Some((&cdf, until)),
-                            classes,
-                            self.seed,
-                        )?);
-                    }
-                    Ok(f)
-                })
+                if hosts.is_empty() {
+                    return Err(Error::invalid("topology", "has no hosts"));
+                }
+                let full = full_load(&topo, HostPairs::AnyOther, *load_on)
+                    .map_err(|e| prefix("workload", e))?;
+                poisson_flows_offering(&hosts, full, load.0, &cdf, *flows, self.seed).and_then(
+                    |mut f| {
+                        if let Some(mean) = deadline_mean {
+                            exponential_deadlines(&mut f, *mean, self.seed)?;
+                        }
+                        let classes = tags.unwrap_or(1);
+                        if classes != 1 {
+                            split_tags(&mut f, classes, self.seed)?;
+                        }
+                        if let Some(bg) = background {
+                            let until = f.last().map_or(Time::ZERO, |x| x.start);
+                            f.extend(background_between_racks(
+                                bg,
+                                base_dir,
+                                &topo,
+                                &hosts,
+                                Some((&cdf, until)),
+                                classes,
+                                *load_on,
+                                self.seed,
+                            )?);
+                        }
+                        Ok(f)
+                    },
+                )
             }
             WorkloadSpec::Bulk {
                 size,
@@ -805,7 +820,14 @@ impl Scenario {
                 .and_then(|mut f| {
                     if let Some(bg) = background {
                         f.extend(background_between_racks(
-                            bg, base_dir, &topo, &hosts, None, classes, self.seed,
+                            bg,
+                            base_dir,
+                            &topo,
+                            &hosts,
+                            None,
+                            classes,
+                            LoadOn::Hosts,
+                            self.seed,
                         )?);
                     }
                     Ok(f)
@@ -948,6 +970,7 @@ fn background_between_racks(
     hosts: &[NodeId],
     own: Option<(&SizeCdf, Time)>,
     classes: u32,
+    load_on: LoadOn,
     seed: u64,
 ) -> Result<Vec<FlowSpec>> {
     let file;
@@ -974,15 +997,12 @@ fn background_between_racks(
                 "needed beside a bulk workload (when its arrivals stop, e.g. the run's stop_at)",
             )),
         };
-    let host = *hosts
-        .first()
-        .ok_or_else(|| Error::invalid("topology", "has no hosts"))?;
-    let rate = topo.link(topo.out_links(host)[0]).capacity;
+    let full = full_load(topo, HostPairs::OtherRack, load_on).map_err(|e| prefix("workload", e))?;
     let tag = bg.tag.unwrap_or(classes);
     background_flows(
         hosts,
         &host_racks(topo, hosts),
-        rate,
+        full,
         bg.load.0,
         cdf,
         until,

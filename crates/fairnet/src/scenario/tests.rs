@@ -1306,3 +1306,56 @@ fn bulk_senders_with_background_between_racks() {
         "workload.per_host: expected at least 1 flow, got 0"
     );
 }
+
+#[test]
+fn load_on_rack_uplinks_scales_the_arrivals() {
+    // The same Poisson workload on §5.2's fat-tree with `load_on = "rack_uplinks"`: load 1 is
+    // 18 Gb/s of offered traffic instead of the hosts' 64 Gb/s (`workload::full_load`'s closed
+    // form: each rack's two 1 Gb/s uplinks carry 1/9 of the traffic), so the same seed draws the
+    // same hosts, sizes and deadlines, and every start is 64/18 times later (to the rounding of
+    // a picosecond). The background's load follows: 10% is 16 Gb/s · 0.1 instead of 6.4 Gb/s, so
+    // over the 64/18 longer span it has (64/18)·(1.6/6.4) = 0.889 times as many flows as at the
+    // hosts' load: 150 flows at load 0.3 (mean 400 · 0.1/0.3 ≈ 133, Poisson) become about 119
+    // (σ ≈ 11): within 45 of it. Not a fraction of rack uplinks on a star: an error naming the
+    // field.
+    let text = |extra: &str| {
+        format!(
+            "seed = 4\n[topology]\nkind = \"uranus_fat_tree\"\n[workload]\nkind = \"poisson\"\n\
+             cdf = \"WebSearch_distribution.txt\"\nload = 0.3\nflows = 400\n\
+             deadline_mean = \"20ms\"\nbackground = {{ load = 0.1 }}\n{extra}\n\
+             [engine]\nkind = \"flow\"\n"
+        )
+    };
+    let build = |extra: &str| from_toml(&text(extra)).unwrap().build(&cdf_dir());
+    let (_, hosts) = build("").unwrap();
+    let (_, same) = build("load_on = \"hosts\"").unwrap();
+    assert_eq!(hosts, same);
+    let (_, up) = build("load_on = \"rack_uplinks\"").unwrap();
+    for (a, b) in up[..400].iter().zip(&hosts[..400]) {
+        assert_eq!(
+            (a.src, a.dst, a.size, a.deadline),
+            (b.src, b.dst, b.size, b.deadline)
+        );
+        let expect = b.start.as_secs_f64() * 64.0 / 18.0;
+        assert!(
+            (a.start.as_secs_f64() - expect).abs() <= 1e-9 * expect.max(1e-3),
+            "{:?} vs {expect}",
+            a.start
+        );
+    }
+    let expect_bg = 400.0 * 0.1 / 0.3 * (64.0 / 18.0) * (1.6 / 6.4);
+    let n_bg = (up.len() - 400) as f64;
+    assert!((n_bg - expect_bg).abs() < 45.0, "{n_bg} vs {expect_bg}");
+    let star = text("load_on = \"rack_uplinks\"")
+        .replace("kind = \"uranus_fat_tree\"", "kind = \"star\"\nn_hosts = 4");
+    assert_eq!(
+        from_toml(&star)
+            .unwrap()
+            .build(&cdf_dir())
+            .unwrap_err()
+            .to_string(),
+        "workload.load_on: \"rack_uplinks\" needs traffic between racks with uplinks: the \
+         topology has 1 rack(s)"
+    );
+    assert!(err(&text("load_on = \"spine\"")).contains("unknown variant `spine`"));
+}

@@ -24,6 +24,22 @@ pub fn poisson_flows(
     n_flows: usize,
     seed: u64,
 ) -> Result<Vec<FlowSpec>> {
+    let full = Rate(host_rate.0 * hosts.len() as u64);
+    poisson_flows_offering(hosts, full, load, cdf, n_flows, seed)
+}
+
+/// [`poisson_flows`] with load 1 being `full` bits/s of offered traffic, all flows together
+/// (`λ = load · full / (8 · mean size)`): [`super::full_load`] gives `full` for a load defined
+/// on the hosts' links ([`poisson_flows`]'s) or on the racks' uplinks. The same seed draws the
+/// same hosts and sizes whatever `full` is; only the starts scale.
+pub fn poisson_flows_offering(
+    hosts: &[NodeId],
+    full: Rate,
+    load: f64,
+    cdf: &SizeCdf,
+    n_flows: usize,
+    seed: u64,
+) -> Result<Vec<FlowSpec>> {
     if !(load > 0.0 && load <= 1.0) {
         return Err(Error::invalid(
             "load",
@@ -32,7 +48,7 @@ pub fn poisson_flows(
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pairs = random_host_pairs(hosts, n_flows, &mut rng)?;
-    let lambda = load * host_rate.bps() * hosts.len() as f64 / (8.0 * cdf.mean());
+    let lambda = load * full.bps() / (8.0 * cdf.mean());
     let mut t = 0.0f64;
     Ok(pairs
         .into_iter()
@@ -192,15 +208,17 @@ pub fn split_tags(flows: &mut [FlowSpec], classes: u32, seed: u64) -> Result<()>
 /// Random background traffic between racks (Uranus §5.2.1: "background traffic randomly among
 /// racks, consuming around 10% bandwidth resource"): flows from a uniformly random host to a
 /// uniformly random host of another rack (`rack[i]` is `hosts[i]`'s rack), sizes from `cdf`,
-/// arriving as one Poisson process from time 0 up to `until` that offers `load` of the hosts'
-/// total access capacity — the convention of [`poisson_flows`], so a workload at load `L` with
-/// background `b` offers `L + b` of it: `λ = load · host_rate · hosts / (8 · mean size)`.
+/// arriving as one Poisson process from time 0 up to `until` that offers `load · full` bits/s,
+/// `λ = load · full / (8 · mean size)`. `full` is load 1 on the links the workload's load is
+/// defined on ([`super::full_load`] with [`super::HostPairs::OtherRack`]): on the hosts' links
+/// the hosts' total access capacity, the convention of [`poisson_flows`], so a workload at load
+/// `L` with background `b` offers `L + b` of it; on the racks' uplinks `b` of their capacity.
 /// Every flow has weight 1, tag `tag`, no deadline. Deterministic for a given seed.
 #[allow(clippy::too_many_arguments)]
 pub fn background_flows(
     hosts: &[NodeId],
     rack: &[u32],
-    host_rate: Rate,
+    full: Rate,
     load: f64,
     cdf: &SizeCdf,
     until: Time,
@@ -215,7 +233,7 @@ pub fn background_flows(
     }
     check_racks(hosts, rack, "background")?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xB5AD_4ECE_DA1C_E2A9);
-    let lambda = load * host_rate.bps() * hosts.len() as f64 / (8.0 * cdf.mean());
+    let lambda = load * full.bps() / (8.0 * cdf.mean());
     let mut flows = Vec::new();
     // Exponential inter-arrivals by inversion; 1 - u is in (0, 1].
     let mut t = -(1.0 - rng.gen::<f64>()).ln() / lambda;
@@ -433,7 +451,8 @@ mod tests {
 
     #[test]
     fn background_offers_its_load_between_racks() {
-        // 64 hosts in 8 racks of 8 at 1 Gb/s, background at 10% of the hosts' access capacity,
+        // 64 hosts in 8 racks of 8 at 1 Gb/s, background at 10% of the hosts' access capacity
+        // (load 1 = 64 Gb/s),
         // sizes uniform in [0, 2 MB] (mean 1 MB): λ = 0.1 · 64e9 / 8e6 = 800 flows/s, so 5 s
         // hold N ≈ 4,000 flows (Poisson: standard deviation √4000 ≈ 63, 1.6%) offering
         // 0.1 · 64 Gb/s = 6.4 Gb/s. The offered bytes over the span, Σ sizes / 5 s, have a
@@ -445,7 +464,7 @@ mod tests {
         let h = hosts(64);
         let rack: Vec<u32> = (0..64).map(|i| i / 8).collect();
         let until = Time::from_ms(5000);
-        let f = background_flows(&h, &rack, Rate::gbps(1), 0.1, &cdf, until, 7, 3).unwrap();
+        let f = background_flows(&h, &rack, Rate::gbps(64), 0.1, &cdf, until, 7, 3).unwrap();
         let offered = f.iter().map(|x| x.size.0 as f64 * 8.0).sum::<f64>() / 5.0;
         assert!((offered / 6.4e9 - 1.0).abs() < 0.06, "offered {offered}");
         assert!(
@@ -465,7 +484,7 @@ mod tests {
             assert!((n / f.len() as f64 - 0.125).abs() < 0.025, "rack {r}: {n}");
         }
         let err = |r: &[u32]| {
-            background_flows(&h, r, Rate::gbps(1), 0.1, &cdf, until, 7, 3)
+            background_flows(&h, r, Rate::gbps(64), 0.1, &cdf, until, 7, 3)
                 .unwrap_err()
                 .to_string()
         };

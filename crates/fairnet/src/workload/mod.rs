@@ -10,14 +10,17 @@ pub mod dag;
 mod flows;
 mod generators;
 pub mod hpcc;
+mod load;
 pub mod shuffle;
 pub mod tpch;
 pub use cdf::SizeCdf;
 pub use flows::FlowSpec;
 pub use generators::{
     all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, incast_flows,
-    permutation_flows, poisson_flows, split_tags, window_arrivals, Arrivals,
+    permutation_flows, poisson_flows, poisson_flows_offering, split_tags, window_arrivals,
+    Arrivals,
 };
+pub use load::{full_load, HostPairs, LoadOn};
 
 use crate::alloc::ProblemInput;
 use crate::error::{Error, Result};

@@ -28,7 +28,7 @@ import fairnet
 from fairnet.paper.entry import Entry, PaperResult
 from fairnet.paper.plots import grouped_bars, pyplot, save_figure
 from fairnet.paper.tables import Column, ResultTable, key
-from fairnet.paper.uranus.fig10 import mean_of, run_one, shown, slice_metrics
+from fairnet.paper.uranus.fig10 import mean_of, row_where, run_one, shown, slice_metrics
 from fairnet.paper.uranus.sec52 import scenario
 
 #: Loads (total of the two slices) and flows per run (both slices), per scale.
@@ -205,11 +205,7 @@ def _plot(rows: list[dict[str, Any]], outdir: Path) -> list[Path]:
         for setting in SETTINGS:
             vals = []
             for load in loads:
-                r = next(
-                    x
-                    for x in rows
-                    if x.get("load") == load and x["objective"] == obj and x["setting"] == setting
-                )
+                r = row_where(rows, load=load, objective=obj, setting=setting)
                 vals.append((r["value"] or 0.0) * scale_by)
             series.append((setting, vals))
         grouped_bars(ax, [f"{load:g}" for load in loads], series)

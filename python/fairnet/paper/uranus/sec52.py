@@ -7,21 +7,36 @@ What §5.2 says and what we run (every choice the paper leaves open is marked *o
   ToR switch connected to 8 nodes … edge links … 1 Gbps, and core links 10 Gbps … ECN marking
   threshold set to 65 packets … maximum end-to-end RTT is 300 usec": ``kind =
   "uranus_fat_tree"`` (25 µs per link, 1 MB buffers, *ours*) and DCTCP's step marking at 65
-  packets on every port. Routing: per-flow ECMP (*ours*: flowcells, §5.2's "flowcell load
-  balancing module", are not in the packet engine yet).
+  packets on every port. Routing: "The network is equipped with flowcell load balancing
+  module for this simulation" (§5.2): :data:`ROUTING` = ``"flowcell"``, Presto's 64 KB
+  flowcells (He et al. §3.1) sprayed over the equal-cost paths, the receiver holding a later
+  cell up to 500 µs (§3.2's reassembly; Presto's adaptive timeout not reproduced). The first
+  version ran per-flow ECMP; docs/systems/uranus.md gives both.
 - Transports: "Deadline-sensitive traffic uses D²TCP … completion-sensitive traffic uses
   L²DCT" — one run, a transport per flow tag (``engine.tag_transports``); the background flows
   run DCTCP (*ours*: the paper does not name theirs; D²TCP without a deadline is DCTCP).
   Timers: RTO floor 10 ms (*ours*: DCTCP's evaluation setting for datacenter RTTs; the
   engine's 1 ms default fires spuriously once a few 65-packet queues at 1 Gb/s add up).
-- Workload: web search, Poisson with ``λ = link rate · load / mean size`` per sender
-  (``kind = "poisson"``); deadlines exponential with mean 20 ms (*ours*: "using guidelines
-  from [27]", L²DCT's, which the repository does not have; about 1.5× the mean web-search
-  flow's 13 ms alone at 1 Gb/s, as ``scenarios/uranus_ds_slice.toml``).
+- Workload: web search, Poisson with ``λ = link rate · load / mean size`` (``kind =
+  "poisson"``). *Which* link's load (:data:`LOAD_ON`, *ours*): the racks' uplinks
+  (``load_on = "rack_uplinks"``: load 1 fills each rack's two 1 Gb/s uplinks in expectation,
+  i.e. 18 Gb/s offered in all, load 0.28 of the hosts' links). The reasons: §5.2.2 sets λ "so
+  that the average bandwidth requirement of the generated traffic accords with network load",
+  and on §5.2's 4:1 fat-tree the network's bottleneck is the rack uplinks (§2.2: "the
+  oversubscription usually happens to links between the rack level and the core level");
+  §5.2.1 calls slice traffic plus 10% background "a little overloaded", which load 0.9 + 0.1
+  on the uplinks is, while on the hosts' links the uplinks would be overloaded ×3.6 at 0.9 and
+  past saturation from load 0.17 — leaving Fig. 10 no "lower load pressure" where "the network
+  is less congested"; and the transports' own papers (D²TCP, L²DCT, as we recall them) load
+  the bottleneck link of their topologies. The hosts' reading (``"hosts"``) was this entry's
+  first; docs/systems/uranus.md compares the two. Deadlines exponential with mean 20 ms
+  (*ours*: "using guidelines from [27]", L²DCT's, which the repository does not have; about
+  1.5× the mean web-search flow's 13 ms alone at 1 Gb/s, as
+  ``scenarios/uranus_ds_slice.toml``).
 - Background: "background traffic randomly among racks, consuming around 10% bandwidth
   resource" (§5.2.1, the setup of every §5.2 experiment in our reading): ``background = {
-  load = 0.1 }``, 10% of the hosts' access capacity as the workload's load, between racks,
-  web-search sizes.
+  load = 0.1 }``, 10% of the capacity the workload's load refers to (the racks' uplinks),
+  between racks, web-search sizes.
 - With Uranus: ``host_shim = "wvcc"`` over the same guests, the slice scheduler every 1 ms
   (the scenario default), each slice's ``W_S`` = :data:`SLICE_WEIGHT`, the background in a CS
   slice of its own whose weight is in proportion to its load (*ours*: every flow under WVCC
@@ -42,7 +57,11 @@ from typing import Any
 ECN_K = 65
 #: Mean of the exponential deadlines (see the module doc).
 DEADLINE_MEAN = "20ms"
-#: Background load, a fraction of the hosts' access capacity (§5.2.1: "around 10%").
+#: Load balancing (§5.2: "flowcell load balancing module"; ``engine.routing``).
+ROUTING = "flowcell"
+#: Which links ``load`` is a fraction of (``workload.load_on``; see the module doc).
+LOAD_ON = "rack_uplinks"
+#: Background load, a fraction of the same links' capacity (§5.2.1: "around 10%").
 BACKGROUND = 0.1
 #: Each slice's operator weight ``W_S`` (the DS and CS slices equal: "expected to share the
 #: network equally").
@@ -58,14 +77,18 @@ def scenario(
     flows: int,
     seed: int,
     slice_weight: float = SLICE_WEIGHT,
+    load_on: str = LOAD_ON,
+    routing: str = ROUTING,
 ) -> dict[str, Any]:
     """One §5.2 run: web search at ``load`` (the total of the slices, before the background)
-    with one slice per objective in ``objectives`` (tags 0, 1, … in that order), ``flows``
-    flows, under Uranus (WVCC and the slice scheduler) or the guests alone."""
+    of the links ``load_on`` names, with one slice per objective in ``objectives`` (tags 0,
+    1, … in that order), ``flows`` flows, routed by ``routing``, under Uranus (WVCC and the
+    slice scheduler) or the guests alone."""
     workload: dict[str, Any] = {
         "kind": "poisson",
         "cdf": "websearch",
         "load": load,
+        "load_on": load_on,
         "flows": flows,
         "background": {"load": BACKGROUND},
     }
@@ -81,6 +104,7 @@ def scenario(
             {"tag": tag, "transport": GUEST[obj]} for tag, obj in enumerate(objectives)
         ],
         "qdisc": {"kind": "ecn", "k": {"packets": ECN_K}},
+        "routing": routing,
         "tcp": {"min_rto": "10ms"},
     }
     doc: dict[str, Any] = {
