@@ -393,21 +393,10 @@ fn multi_connection_splits_by_nearest_integer_weight() {
     assert_eq!(c[4].size, Bytes(333));
 }
 
-#[test]
-fn sojourn_signal_makes_the_fig2_loop_oscillate() {
-    // A measured finding, kept as a test so a change of the signal's semantics shows: with
-    // each hop's *sojourn time* as the queueing delay (the Tofino's `deq_timedelta`, our
-    // default `qdelay_signal`), the signal describes the queue one sojourn (~23 µs) ago, and
-    // the loop's gain ln(α/β)/p = 0.115/µs times that lag plus the base RTT (~27 µs) is ~3,
-    // above the π/2 at which a delayed integrator loop loses stability. Expected: over
-    // 300–600 µs some flow's 50 µs throughput is more than 30% off the oracle (it oscillates;
-    // the backlog signal of the other tests stays within 1%). Under pacing alone
-    // (`control = "rate"`): the default window (`rate_window`) bounds what a flow sends into
-    // the lagging signal and damps the swing (measured: worst 11%, not asserted).
+/// The worst 50 µs throughput error of any flow against the oracle over 300–600 µs of Fig. 2
+/// run with `cfg`.
+fn fig2_worst_window_error(cfg: PacketConfig) -> f64 {
     let (topo, flows) = fig2();
-    let mut cfg = soze_config();
-    cfg.soze.control = SozeControl::Rate;
-    cfg.qdelay_signal = QdelaySignal::Sojourn;
     let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let snaps = samples(
@@ -416,12 +405,47 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
         Time::from_us(600),
         Time::from_us(50),
     );
-    let worst = snaps
+    snaps
         .windows(2)
         .map(|w| max_rel_err(&throughput(&w[0], &w[1]), &want))
-        .fold(0.0, f64::max);
-    println!("sojourn signal: worst 50 us error {:.0}%", worst * 100.0);
-    assert!(worst > 0.3, "worst 50 us error {worst}");
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn sojourn_signal_through_the_10us_filter_keeps_fig2_off_the_shares() {
+    // The queue-signal choice (issue 31), kept as a test so a change of either signal's
+    // semantics shows. §4's switch reads each hop's *sojourn time* (the Tofino's
+    // `deq_timedelta`, our engine's default `qdelay_signal`) through a 10 µs filter. The
+    // sojourn time describes the queue as it was one sojourn (~23 µs) ago and the filter adds
+    // ~10 µs more, so the loop's delay is the base RTT plus ~33 µs against the base RTT alone
+    // with the backlog signal (the bytes queued as the packet leaves); Eq. 6's gain
+    // ln(α/β)/p = 0.115/µs makes gain × delay ~4 instead of ~0.5, past the π/2 at which a
+    // delayed integrator loop loses stability. Expected: with the default control
+    // (`rate_window`) the backlog signal holds every flow within 5% of the oracle in every
+    // 50 µs window of 300–600 µs, §4's reading leaves some flow more than 20% off (measured:
+    // 4.0% and 34.6%; over 2.5–5 ms of the 5 ms full-scale entry 1.1% and 44.7%). Printed,
+    // not asserted: the sojourn time without the filter, under the window 7.3% and paced
+    // alone 12.8% (97% paced alone before the release time followed a rate rise).
+    let mut paper = soze_config();
+    paper.qdelay_signal = QdelaySignal::Sojourn;
+    paper.qdelay_lpf = Some(Time::from_us(10));
+    let backlog = fig2_worst_window_error(soze_config());
+    let filtered = fig2_worst_window_error(paper);
+    let mut sojourn = soze_config();
+    sojourn.qdelay_signal = QdelaySignal::Sojourn;
+    let unfiltered = fig2_worst_window_error(sojourn.clone());
+    sojourn.soze.control = SozeControl::Rate;
+    let paced = fig2_worst_window_error(sojourn);
+    println!(
+        "Fig. 2, worst 50 us error over 300-600 us: backlog {:.1}%, sojourn + 10 us filter \
+         {:.1}%, sojourn {:.1}% (paced alone {:.1}%)",
+        backlog * 100.0,
+        filtered * 100.0,
+        unfiltered * 100.0,
+        paced * 100.0
+    );
+    assert!(backlog < 0.05, "backlog: worst 50 us error {backlog}");
+    assert!(filtered > 0.2, "sojourn + filter: worst 50 us error {filtered}");
 }
 
 #[test]
