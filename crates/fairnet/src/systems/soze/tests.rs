@@ -806,16 +806,18 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     // weight (start-time fair queueing) and a flow sending below its share leaves at once, so
     // nothing queues in front of the fabric; the two-packet pacing credit keeps a paced flow
     // that waited for the busy NIC at its rate. Issue 7's bar: over 4–6 ms every flow within
-    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default window `rate_window`: worst 2.12% and
-    // 0.29%). Not reached for a third set (seed 777; measured mean 2.76%, p95 9.33%, worst
-    // 16.20%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
+    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default
+    // window `rate_window` and the release time following a rate rise: worst 1.80% and
+    // 0.32%). Not reached for a third set (seed 777; measured mean 2.69%, p95 9.61%, worst
+    // 15.32%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
     // mean within 5% and the set off it (some flow beyond 5%: if it stops being off, the docs'
     // explanation is stale and this test says so).
     // The cause, shown on the first set under pacing alone (`control = "rate"`, how it was
-    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 14%, the
-    // FIFO's delay sitting in front of every downstream bottleneck and its noise in every
-    // maxQD of the host's flows. (With the window the queueing NIC's run is 1.92 / 4.95% mean /
-    // worst: the window bounds what the FIFO holds; not asserted.)
+    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 11%
+    // (14% before the release time followed a rate rise), the FIFO's delay sitting in front
+    // of every downstream bottleneck and its noise in every maxQD of the host's flows. (With
+    // the window the queueing NIC's run is 1.92 / 4.95% mean / worst: the window bounds what
+    // the FIFO holds; not asserted, measured before the release change.)
     let cfg = weighted_nic_config();
     let mut summaries = Vec::new();
     for (seed, every_flow) in [(0x9e37_79b9_7f4a_7c15, true), (12345, true), (777, false)] {
@@ -895,10 +897,12 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // 4–6 ms against the oracle. What we established (docs/systems/soze.md, "Dense fat-trees"):
     // the 5% bar holds for some sets and not others, and where it fails the allocation is not
     // at rest. Measured (mean / worst error, the rate capped at the weighted NIC's share and
-    // paced under the window, issue 31's defaults): 32 flows seed 777 0.60 / 2.01%; 12345
-    // 1.43 / 4.31%; seed A 3.04 / 12.76%; 64 flows seed A 5.80 / 23.96% (pacing alone, with
-    // the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 / 20.31, 7.50 / 28.40%; before the cap: 0.58 /
-    // 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 / 53.07%). Asserted against issue 7's 5% bar, not
+    // paced under the window, issue 31's defaults, the pending release following a rate
+    // rise): 32 flows seed 777 0.59 / 1.97%; 12345 1.49 / 4.45%; seed A 3.19 / 11.34%; 64
+    // flows seed A 3.86 / 15.00% (before the release change 0.60 / 2.01, 1.43 / 4.31, 3.04 /
+    // 12.76, 5.80 / 23.96%; pacing alone, with the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 /
+    // 20.31, 7.50 / 28.40%; before the cap: 0.58 / 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 /
+    // 53.07%). Asserted against issue 7's 5% bar, not
     // against these numbers: every flow within 5% for the first two sets, and the other two
     // off the bar (some flow beyond 5%: the outcome
     // the swings below explain; should one reach it, the explanation is stale). Nothing
@@ -910,10 +914,10 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
     for (n, seed, within_bar, measured_mean) in [
-        (32, 777, true, 0.0060),
-        (32, 12345, true, 0.0143),
-        (32, a, false, 0.0304),
-        (64, a, false, 0.0580),
+        (32, 777, true, 0.0059),
+        (32, 12345, true, 0.0149),
+        (32, a, false, 0.0319),
+        (64, a, false, 0.0386),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -939,7 +943,7 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
     // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
     // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
-    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.85 at that lag (−0.01 at none).
+    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.88 at that lag (−0.01 at none).
     // The flows crossing both see their maxQD move between the two ports.
     let q = fat_tree_queues(&random_flows(32, a), cfg, &[78, 95]);
     let (m78, s78, _) = moments(&q[0], &q[1]);
