@@ -445,7 +445,10 @@ fn sojourn_signal_through_the_10us_filter_keeps_fig2_off_the_shares() {
         paced * 100.0
     );
     assert!(backlog < 0.05, "backlog: worst 50 us error {backlog}");
-    assert!(filtered > 0.2, "sojourn + filter: worst 50 us error {filtered}");
+    assert!(
+        filtered > 0.2,
+        "sojourn + filter: worst 50 us error {filtered}"
+    );
 }
 
 #[test]
