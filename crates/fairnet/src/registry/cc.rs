@@ -103,6 +103,10 @@ impl CongestionControl for CcImpl {
         dispatch!(self, c => c.pacing_rate())
     }
     #[inline]
+    fn release_follows_rate_rise(&self) -> bool {
+        dispatch!(self, c => c.release_follows_rate_rise())
+    }
+    #[inline]
     fn header_word(&self, remaining: u64) -> u32 {
         dispatch!(self, c => c.header_word(remaining))
     }

@@ -7,8 +7,9 @@ Setup (Söze §5, "NS-3 simulator setup"): 100 Gb/s links, 1 µs link delay, 32 
 1000 B payload — the defaults of fairnet's topologies and packet engine. Söze's parameters
 are §4's (p = 20 µs, k = 3 µs, m = 0.25; per-packet updates from a per-RTT reference rate,
 paced under the window rate·RTT; the engine's defaults), with the backlog queueing-delay
-signal (with the sojourn-time signal the loop oscillates), no switch filter (§4's 10 µs
-Tofino filter adds lag that makes the loop oscillate), host NICs that queue data so their
+signal (the sojourn time describes the queue one sojourn late: Fig. 2 settles slower and
+further off), no switch filter (with §4's 10 µs Tofino filter on the sojourn time Fig. 2's
+rates stay ~15% off on average), host NICs that queue data so their
 delay enters maxQD (``host_nic = "queue"``: a flow bottlenecked at its own uplink needs the
 signal too) and ACKs ahead of data at every port (``ack_first``, as HPCC's ns-3 simulator
 that Söze's builds on). Why: see ``docs/systems/soze.md``.

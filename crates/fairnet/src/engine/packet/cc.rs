@@ -121,6 +121,15 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// Whether a rise of [`CongestionControl::pacing_rate`] on an ACK pulls the pending
+    /// release time of the next segment in: to one packet time at the new rate after the last
+    /// segment left, when that is sooner than the release set at the old rate as it left (a
+    /// NIC that re-times a paced queue pair's next send at every rate change, as HPCC's ns-3
+    /// does). Default false: the release time set when the packet left stands until then,
+    /// however far a low rate put it.
+    fn release_follows_rate_rise(&self) -> bool {
+        false
+    }
     /// The scheme-defined header word ([`Packet::word`]) of a data packet sent now, given the
     /// flow's `remaining` bytes (its size less the cumulative ACK); ports may rewrite it and
     /// the receiver echoes it ([`AckInfo::word`]). Default 0.

@@ -419,6 +419,23 @@ impl<C: CongestionControl> TcpSender<C> {
             self.cc.on_ack(&info);
         }
         // An ACK below snd_una is stale (reordered): ignored.
+        self.release_after_rate_rise(now);
+    }
+
+    /// With [`CongestionControl::release_follows_rate_rise`]: a pending release time (set when
+    /// the last segment left, one packet time at the rate then) moves to one packet time at
+    /// the current pacing rate after that departure, if that is sooner. A release that has
+    /// come is left alone (it already allows a segment; moving it back would add credit).
+    fn release_after_rate_rise(&mut self, now: Time) {
+        if self.next_send_at <= now.0 || !self.cc.release_follows_rate_rise() {
+            return;
+        }
+        if let Some(rate) = self.cc.pacing_rate() {
+            let (at, wire) = self.last_sent;
+            if wire > 0 {
+                self.next_send_at = self.next_send_at.min(at + rate.tx_time(Bytes(wire)).0);
+            }
+        }
     }
 
     fn ack_info<'a>(
@@ -580,6 +597,7 @@ impl TcpReceiver {
 mod tests {
     use super::super::pkt::PacketKind;
     use super::*;
+    use crate::units::Rate;
 
     /// RFC 5681's window, enough to drive the sender in these tests: slow start (no
     /// congestion avoidance is reached), `cwnd = ssthresh = max(FlightSize/2, 2·SMSS)` on fast
@@ -755,5 +773,71 @@ mod tests {
         assert!(s.done());
         assert_eq!(s.rto_deadline, u64::MAX);
         assert_eq!(s.state(fire), SendState::Done);
+    }
+
+    /// A paced congestion control whose rate each ACK sets to the next of `rates`, opting in
+    /// to [`CongestionControl::release_follows_rate_rise`] or not.
+    struct Stepped {
+        rates: Vec<u64>,
+        follow: bool,
+    }
+
+    impl CongestionControl for Stepped {
+        fn on_ack(&mut self, _a: &AckInfo<'_>) {
+            if self.rates.len() > 1 {
+                self.rates.remove(0);
+            }
+        }
+        fn on_loss(&mut self, _now: Time, _in_flight: u64) {}
+        fn on_timeout(&mut self, _now: Time, _in_flight: u64) {}
+        fn cwnd(&self) -> u64 {
+            u64::MAX
+        }
+        fn pacing_rate(&self) -> Option<Rate> {
+            Some(Rate(self.rates[0]))
+        }
+        fn release_follows_rate_rise(&self) -> bool {
+            self.follow
+        }
+    }
+
+    /// A segment (1,000 B + 48 B header = 8,384 bits) leaves at t = 0 at 1 Mb/s: its release
+    /// time is then 8.384 ms. The ACK at 10 µs sets `rates[1]`; `rates[2]` is the rate after a
+    /// second ACK at 20 µs. Returns the sender's state just after each ACK.
+    fn release_after_acks(rates: &[u64], follow: bool) -> (SendState, SendState) {
+        let cc = Stepped {
+            rates: rates.to_vec(),
+            follow,
+        };
+        let mut s = TcpSender::new(Bytes(100_000), params(), cc);
+        s.next_segment(Time::ZERO);
+        s.next_segment(Time::ZERO); // a second segment in flight, so both ACKs are new data
+        let (t1, t2) = (Time::from_us(10), Time::from_us(20));
+        s.on_ack(&ack(1000, Time::ZERO), &[], &[], t1);
+        let after_first = s.state(t1);
+        s.on_ack(&ack(2000, Time::ZERO), &[], &[], t2);
+        (after_first, s.state(t2))
+    }
+
+    #[test]
+    fn a_rate_rise_pulls_the_pending_release_in_when_the_scheme_asks() {
+        // Two segments left at t = 0 at 1 Mb/s, so the next may go at 2 × 8.384 = 16.768 ms.
+        // The ACK at 10 µs raises the rate to 10 Gb/s: with the opt-in the release moves to
+        // one packet time at 10 Gb/s (838.4 ns) after the last departure (t = 0), already
+        // past, so a segment may go at once; without it the flow waits out 16.768 ms.
+        let (follow, _) = release_after_acks(&[1_000_000, 10_000_000_000], true);
+        assert_eq!(follow, SendState::Ready);
+        let (stay, _) = release_after_acks(&[1_000_000, 10_000_000_000], false);
+        assert_eq!(stay, SendState::Wait(Time::from_us(16_768)));
+        // A small rise leaves the new release in the future: 1 → 1.048 Mb/s, at which the
+        // 8,384 wire bits take exactly 8 ms; 0 + 8 ms is sooner than 16.768 ms, so the release
+        // moves there (not to now).
+        let (moved, _) = release_after_acks(&[1_000_000, 1_048_000], true);
+        assert_eq!(moved, SendState::Wait(Time::from_ms(8)));
+        // A fall (1 Mb/s → 500 kb/s) never delays it: the release at the old rate stands,
+        // and a later rise (second ACK, 10 Gb/s) still pulls it in.
+        let (fall, rise) = release_after_acks(&[1_000_000, 500_000, 10_000_000_000], true);
+        assert_eq!(fall, SendState::Wait(Time::from_us(16_768)));
+        assert_eq!(rise, SendState::Ready);
     }
 }

@@ -96,8 +96,9 @@ pub fn run_counters<'a>(senders: impl Iterator<Item = &'a Soze>) -> Vec<(&'stati
 /// The packet engine as the Söze reproductions run it: Söze with the paper's defaults (p =
 /// 20 µs, k = 3 µs, m = 0.25, per-packet updates from a per-RTT reference rate, paced under
 /// the window `rate · RTT`), the
-/// backlog delay signal (with the sojourn-time signal the loop oscillates), no switch filter
-/// (the §4 10 µs filter's lag makes the loop oscillate), host NICs that queue (their delay
+/// backlog delay signal (the sojourn time describes the queue one sojourn late: Fig. 2 then
+/// settles slower and further off), no switch filter (with §4's 10 µs filter on the sojourn
+/// time, Fig. 2's rates stay ~15% off on average), host NICs that queue (their delay
 /// enters maxQD) and ACKs ahead of data at every port. Why: `docs/systems/soze.md`.
 pub fn packet_config() -> PacketConfig {
     PacketConfig {

@@ -322,4 +322,13 @@ impl CongestionControl for Soze {
             SozeControl::Window => None,
         }
     }
+
+    /// A rate rise moves the pending release (issue 31): Söze's simulator, built on HPCC's
+    /// ns-3, re-times a queue pair's next send at every rate change. Without it a packet sent
+    /// at a rate Eq. 7 took very low (an incast's maxQD, no floor) holds the flow for that
+    /// packet's time at the low rate whatever the next ACKs say (one flow of Figs. 15–16 at
+    /// full scale, 80%, paced alone, waited ~665 ms).
+    fn release_follows_rate_rise(&self) -> bool {
+        true
+    }
 }

@@ -393,21 +393,10 @@ fn multi_connection_splits_by_nearest_integer_weight() {
     assert_eq!(c[4].size, Bytes(333));
 }
 
-#[test]
-fn sojourn_signal_makes_the_fig2_loop_oscillate() {
-    // A measured finding, kept as a test so a change of the signal's semantics shows: with
-    // each hop's *sojourn time* as the queueing delay (the Tofino's `deq_timedelta`, our
-    // default `qdelay_signal`), the signal describes the queue one sojourn (~23 µs) ago, and
-    // the loop's gain ln(α/β)/p = 0.115/µs times that lag plus the base RTT (~27 µs) is ~3,
-    // above the π/2 at which a delayed integrator loop loses stability. Expected: over
-    // 300–600 µs some flow's 50 µs throughput is more than 30% off the oracle (it oscillates;
-    // the backlog signal of the other tests stays within 1%). Under pacing alone
-    // (`control = "rate"`): the default window (`rate_window`) bounds what a flow sends into
-    // the lagging signal and damps the swing (measured: worst 11%, not asserted).
+/// The worst 50 µs throughput error of any flow against the oracle over 300–600 µs of Fig. 2
+/// run with `cfg`.
+fn fig2_worst_window_error(cfg: PacketConfig) -> f64 {
     let (topo, flows) = fig2();
-    let mut cfg = soze_config();
-    cfg.soze.control = SozeControl::Rate;
-    cfg.qdelay_signal = QdelaySignal::Sojourn;
     let want = oracle_rates(&topo, &flows);
     let mut sim = PacketSim::from_config(&topo, &flows, cfg).unwrap();
     let snaps = samples(
@@ -416,12 +405,50 @@ fn sojourn_signal_makes_the_fig2_loop_oscillate() {
         Time::from_us(600),
         Time::from_us(50),
     );
-    let worst = snaps
+    snaps
         .windows(2)
         .map(|w| max_rel_err(&throughput(&w[0], &w[1]), &want))
-        .fold(0.0, f64::max);
-    println!("sojourn signal: worst 50 us error {:.0}%", worst * 100.0);
-    assert!(worst > 0.3, "worst 50 us error {worst}");
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn sojourn_signal_through_the_10us_filter_keeps_fig2_off_the_shares() {
+    // The queue-signal choice (issue 31), kept as a test so a change of either signal's
+    // semantics shows. §4's switch reads each hop's *sojourn time* (the Tofino's
+    // `deq_timedelta`, our engine's default `qdelay_signal`) through a 10 µs filter. The
+    // sojourn time describes the queue as it was one sojourn (~23 µs) ago and the filter adds
+    // ~10 µs more, so the loop's delay is the base RTT plus ~33 µs against the base RTT alone
+    // with the backlog signal (the bytes queued as the packet leaves); Eq. 6's gain
+    // ln(α/β)/p = 0.115/µs makes gain × delay ~4 instead of ~0.5, past the π/2 at which a
+    // delayed integrator loop loses stability. Expected: with the default control
+    // (`rate_window`) the backlog signal holds every flow within 5% of the oracle in every
+    // 50 µs window of 300–600 µs, §4's reading leaves some flow more than 20% off (measured:
+    // 4.0% and 34.6%; over 2.5–5 ms of the 5 ms full-scale entry 1.1% and 44.7%). Printed,
+    // not asserted: the sojourn time without the filter, under the window 7.3% and paced
+    // alone 12.8% (97% paced alone before the release time followed a rate rise).
+    let mut paper = soze_config();
+    paper.qdelay_signal = QdelaySignal::Sojourn;
+    paper.qdelay_lpf = Some(Time::from_us(10));
+    let backlog = fig2_worst_window_error(soze_config());
+    let filtered = fig2_worst_window_error(paper);
+    let mut sojourn = soze_config();
+    sojourn.qdelay_signal = QdelaySignal::Sojourn;
+    let unfiltered = fig2_worst_window_error(sojourn.clone());
+    sojourn.soze.control = SozeControl::Rate;
+    let paced = fig2_worst_window_error(sojourn);
+    println!(
+        "Fig. 2, worst 50 us error over 300-600 us: backlog {:.1}%, sojourn + 10 us filter \
+         {:.1}%, sojourn {:.1}% (paced alone {:.1}%)",
+        backlog * 100.0,
+        filtered * 100.0,
+        unfiltered * 100.0,
+        paced * 100.0
+    );
+    assert!(backlog < 0.05, "backlog: worst 50 us error {backlog}");
+    assert!(
+        filtered > 0.2,
+        "sojourn + filter: worst 50 us error {filtered}"
+    );
 }
 
 #[test]
@@ -782,16 +809,18 @@ fn random_weighted_fat_tree_reaches_weighted_max_min_with_the_weighted_nic() {
     // weight (start-time fair queueing) and a flow sending below its share leaves at once, so
     // nothing queues in front of the fabric; the two-packet pacing credit keeps a paced flow
     // that waited for the busy NIC at its rate. Issue 7's bar: over 4–6 ms every flow within
-    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default window `rate_window`: worst 2.12% and
-    // 0.29%). Not reached for a third set (seed 777; measured mean 2.76%, p95 9.33%, worst
-    // 16.20%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
+    // 5% of the oracle's weighted max-min rate, for two flow sets (measured, with the default
+    // window `rate_window` and the release time following a rate rise: worst 1.80% and
+    // 0.32%). Not reached for a third set (seed 777; measured mean 2.69%, p95 9.61%, worst
+    // 15.32%: near-tied bottlenecks, see docs/systems/soze.md): asserted by the same bar, the
     // mean within 5% and the set off it (some flow beyond 5%: if it stops being off, the docs'
     // explanation is stale and this test says so).
     // The cause, shown on the first set under pacing alone (`control = "rate"`, how it was
-    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 14%, the
-    // FIFO's delay sitting in front of every downstream bottleneck and its noise in every
-    // maxQD of the host's flows. (With the window the queueing NIC's run is 1.92 / 4.95% mean /
-    // worst: the window bounds what the FIFO holds; not asserted.)
+    // found): with the queueing NIC (one FIFO per host) the same run is off by up to 11%
+    // (14% before the release time followed a rate rise), the FIFO's delay sitting in front
+    // of every downstream bottleneck and its noise in every maxQD of the host's flows. (With
+    // the window the queueing NIC's run is 1.92 / 4.95% mean / worst: the window bounds what
+    // the FIFO holds; not asserted, measured before the release change.)
     let cfg = weighted_nic_config();
     let mut summaries = Vec::new();
     for (seed, every_flow) in [(0x9e37_79b9_7f4a_7c15, true), (12345, true), (777, false)] {
@@ -871,10 +900,12 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // 4–6 ms against the oracle. What we established (docs/systems/soze.md, "Dense fat-trees"):
     // the 5% bar holds for some sets and not others, and where it fails the allocation is not
     // at rest. Measured (mean / worst error, the rate capped at the weighted NIC's share and
-    // paced under the window, issue 31's defaults): 32 flows seed 777 0.60 / 2.01%; 12345
-    // 1.43 / 4.31%; seed A 3.04 / 12.76%; 64 flows seed A 5.80 / 23.96% (pacing alone, with
-    // the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 / 20.31, 7.50 / 28.40%; before the cap: 0.58 /
-    // 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 / 53.07%). Asserted against issue 7's 5% bar, not
+    // paced under the window, issue 31's defaults, the pending release following a rate
+    // rise): 32 flows seed 777 0.59 / 1.97%; 12345 1.49 / 4.45%; seed A 3.19 / 11.34%; 64
+    // flows seed A 3.86 / 15.00% (before the release change 0.60 / 2.01, 1.43 / 4.31, 3.04 /
+    // 12.76, 5.80 / 23.96%; pacing alone, with the cap: 0.58 / 1.96, 2.52 / 7.52, 5.88 /
+    // 20.31, 7.50 / 28.40%; before the cap: 0.58 / 2.13, 2.80 / 8.41, 4.31 / 17.29, 9.23 /
+    // 53.07%). Asserted against issue 7's 5% bar, not
     // against these numbers: every flow within 5% for the first two sets, and the other two
     // off the bar (some flow beyond 5%: the outcome
     // the swings below explain; should one reach it, the explanation is stale). Nothing
@@ -886,10 +917,10 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     let cfg = weighted_nic_config();
     let a = 0x9e37_79b9_7f4a_7c15;
     for (n, seed, within_bar, measured_mean) in [
-        (32, 777, true, 0.0060),
-        (32, 12345, true, 0.0143),
-        (32, a, false, 0.0304),
-        (64, a, false, 0.0580),
+        (32, 777, true, 0.0059),
+        (32, 12345, true, 0.0149),
+        (32, a, false, 0.0319),
+        (64, a, false, 0.0386),
     ] {
         let err = fat_tree_errors(&random_flows(n, seed), cfg.clone());
         let (mean, p95, max) = error_summary(&err);
@@ -915,7 +946,7 @@ fn dense_random_fat_trees_stay_off_weighted_max_min_by_series_bottleneck_swings(
     // ~400 µs period and a standard deviation of ~6 µs (more than the 5.7 µs between their
     // targets; the swing does not decay, 18–20 ms looks the same), and 95 replays 78's swing
     // about 120 µs later, about one RTT of the flows crossing both (their RTT holds both
-    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.85 at that lag (−0.01 at none).
+    // standing queues): measured sd 4.8 / 4.3 µs, correlation 0.88 at that lag (−0.01 at none).
     // The flows crossing both see their maxQD move between the two ports.
     let q = fat_tree_queues(&random_flows(32, a), cfg, &[78, 95]);
     let (m78, s78, _) = moments(&q[0], &q[1]);
