@@ -221,6 +221,7 @@ fn random_marking() -> QdiscConfig {
         gentle: true,
         adaptive: false,
         interval: Time::from_ms(500),
+        mark_at: crate::schemes::red::MarkAt::Enqueue,
     })
 }
 
