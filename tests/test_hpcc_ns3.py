@@ -18,14 +18,14 @@ docs/validation.md sets the larger cases (2,114 flows at 30% and 50%) side by si
 
 Tolerances, and why. The two simulators run the same algorithms on the same flows, but not
 the same packet orders (ECMP hashes, RED's random marks and tie-breaking differ), so each
-figure carries seed noise. It was measured on this case by rerunning fairnet under five ECMP
-seeds (``python scripts/hpcc_ns3_validation.py smoke30 --seeds 5``, written down in
-docs/validation.md): the max/min ratio over seeds of a bucket's median slowdown is at most
-1.21; of a bucket's mean at most 1.35 above 100 KB and 1.70 below (64 flows); of the overall
-p95 at most 1.24, of the overall p99 up to 2.08. The reference's own noise is of the same
-kind, and fairnet / ns-3 over the five seeds spans 0.82–1.12 for the medians, 0.59–1.40 for
-the means, 0.70–1.56 for the overall p95 and 0.77–2.87 for the p99. Hence, per scheme,
-fairnet / ns-3:
+figure carries seed noise. It was measured on these cases by rerunning fairnet under five
+ECMP seeds (``python scripts/hpcc_ns3_validation.py smoke30 --seeds 5``, and ``smoke50``;
+written down in docs/validation.md). At 30% the max/min ratio over seeds of a bucket's median
+slowdown is at most 1.23; of a bucket's mean at most 1.35 above 100 KB and 1.36 below (64
+flows); of the overall p95 at most 1.19, of the overall p99 up to 2.08; fairnet / ns-3 over
+the five seeds spans 0.88–1.14 for the medians and 0.84–1.40 for the means. At 50% the same
+except the medians below 100 KB (up to 1.89, below) and the overall p95 and p99 (1.39 and
+1.51). The reference's own noise is of the same kind. Hence, per scheme, fairnet / ns-3:
 
 - the median of each bucket within ``P50_TOL`` (25%): the seed spread, with the reference's
   noise beside it; a lost knob moves a bucket's median more (fairnet's default DCQCN preset,

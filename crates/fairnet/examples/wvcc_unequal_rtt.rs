@@ -20,7 +20,7 @@ use fairnet::ids::{FlowId, NodeId};
 use fairnet::registry::{HostShimKind, PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use fairnet::schemes::acdc::VccShim;
 use fairnet::schemes::fifo::EcnThreshold;
-use fairnet::schemes::red::{RedConfig, RedThreshold};
+use fairnet::schemes::red::{MarkAt, RedConfig, RedThreshold};
 use fairnet::systems::uranus::wvcc::{WvccConfig, WvccLaw};
 use fairnet::topo::{LinkSpec, Topology};
 use fairnet::units::{Bytes, Rate, Time};
@@ -131,6 +131,7 @@ fn run(
                 gentle: true,
                 adaptive: false,
                 interval: Time::from_ms(500),
+                mark_at: MarkAt::Enqueue,
             })
         } else {
             QdiscConfig::Ecn {
