@@ -133,7 +133,8 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
     ``BUFFER_SIZE = 16·bw/50`` MiB of switch memory, RED marking at ``KMIN_MAP`` /
     ``KMAX_MAP`` / ``PMAX_MAP`` (100·bw/25 KB, 400·bw/25 KB, 0.2; DCTCP's step at 30·bw/10 KB),
     RED's mark decided as a packet leaves the queue (``mark_at = "dequeue"``: its
-    ``SwitchNotifyDequeue``; DCTCP's step marks on arrival, ``schemes/fifo.rs``),
+    ``SwitchNotifyDequeue``; DCTCP's step at 30·bw/10 KB the same way, as RED with ``kmax``
+    one byte above ``kmin`` and ``pmax`` 1),
     ``MIN_RATE 1000Mb/s``, and ACKs queued with data at every switch (``ack_first = false``)
     whatever ``ACK_HIGH_PRIO`` says: that key sets only the host NICs' ACK class
     (``third.cc``: ``RdmaEgressQueue::ack_q_idx``; a NIC sends its ACKs first in any case),
@@ -207,9 +208,19 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
         preset = "hpcc_ns3" if cc == "dcqcn" else "hpcc_ns3_paper"
         engine |= {"transport": "dcqcn", "dcqcn": {"preset": preset}}
     elif cc == "dctcp":
+        # Its switch marks when more than K bytes stay behind the departing packet (KMIN_MAP =
+        # KMAX_MAP = K, PMAX 1: ShouldSendCN's `egress > kmax`); RED with kmax one byte above
+        # kmin and pmax 1 marks exactly then.
         engine |= {
             "transport": "dctcp",
-            "qdisc": {"kind": "ecn", "k": {"bytes": 30 * bw // 10 * 1000}},
+            "qdisc": {
+                "kind": "red",
+                "mark_at": "dequeue",
+                "thresholds": [
+                    {"rate": f"{r}Gbps", "kmin": f"{k}B", "kmax": f"{k + 1}B", "pmax": 1.0}
+                    for r, k in ((bw, 30 * bw // 10 * 1000), (4 * bw, 30 * 4 * bw // 10 * 1000))
+                ],
+            },
             "tcp": {"init_cwnd": max(1, max_bdp // 1000), "dctcp_g": 1 / 16},
         }
     else:  # timely
