@@ -10,8 +10,10 @@ Usage: python scripts/hpcc_ns3_validation.py [CASE ...] [--seeds N] [--extra CC=
 CASE is a name of :data:`CASES` (default: all). ``--seeds N`` runs fairnet with ECMP seeds
 0..N-1 and prints the spread of each figure (the seed noise the test's tolerances come from).
 ``--extra LABEL=JSON`` runs one more fairnet variant of every case, its engine table updated
-with JSON (``--extra 'hp-ackfirst={"cc": "hp", "ack_first": true}'``), to measure one
-modelling difference at a time.
+with JSON (a key holding a table updates that table: ``--extra 'hp exact INT={"cc": "hp",
+"hpcc": {"int_bytes_unit": "1B"}}'``; a table of another ``kind`` replaces it; ``"cc"``
+limits the variant to that ``--cc``), to
+measure one modelling difference at a time.
 """
 
 from __future__ import annotations
@@ -73,8 +75,14 @@ def reference(case: str, cc: str) -> Any:
 def fairnet_run(case: str, cc: str, seed: int = 0, engine: dict | None = None) -> Any:
     flows, _ = CASES[case]
     sc = run_py_scenario(DATA / "fat4.txt", DATA / flows, cc, max_rtt_ns=MAX_RTT_NS, seed=seed)
-    if engine:
-        sc["engine"] = sc["engine"] | engine  # type: ignore[operator]
+    for key, value in (engine or {}).items():
+        table = sc["engine"].get(key)  # type: ignore[union-attr]
+        # A table given (``hpcc``, ``qdisc``) updates the one run_py_engine wrote, unless it
+        # names another ``kind`` (another queueing discipline): then it replaces it.
+        same = isinstance(table, dict) and isinstance(value, dict)
+        same = same and value.get("kind", table.get("kind")) == table.get("kind")
+        merged = table | value if same else value
+        sc["engine"][key] = merged  # type: ignore[index]
     return fairnet.run(sc)
 
 

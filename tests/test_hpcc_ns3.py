@@ -10,27 +10,31 @@ the simulator's, under the simulator's definition: the FCT ends at the sender's 
 last byte and is divided by the simulator's standalone FCT of the same flow
 (:func:`fairnet.hpcc.match_fct`), clamped at 1 as its ``fct_analysis.py`` does.
 
-The case is the smallest that shows every scheme's behaviour in every size bucket: 496 flows
-at 30% load (64 / 199 / 80 / 153 flows below 10 KB, to 100 KB, to 1 MB, above), about 1 s of
-CPU per scheme. docs/validation.md sets the larger case at 30%
-(2,114 flows) and the 496 flows at 50% side by side through
+The cases are the smallest that show every scheme's behaviour in every size bucket: 496 flows
+at 30% and at 50% load (64 / 199 / 80 / 153 flows below 10 KB, to 100 KB, to 1 MB, above; the
+same flows, the arrivals closer at 50%), about 1 s of CPU per scheme and load.
+docs/validation.md sets the larger cases (2,114 flows at 30% and 50%) side by side through
 ``scripts/hpcc_ns3_validation.py``.
 
 Tolerances, and why. The two simulators run the same algorithms on the same flows, but not
 the same packet orders (ECMP hashes, RED's random marks and tie-breaking differ), so each
-figure carries seed noise. It was measured on this case by rerunning fairnet under five ECMP
-seeds (``python scripts/hpcc_ns3_validation.py smoke30 --seeds 5``, written down in
-docs/validation.md): the max/min ratio over seeds of a bucket's median slowdown is at most
-1.21; of a bucket's mean at most 1.35 above 100 KB and 1.70 below (64 flows); of the overall
-p95 at most 1.24, of the overall p99 up to 2.08. The reference's own noise is of the same
-kind, and fairnet / ns-3 over the five seeds spans 0.82–1.12 for the medians, 0.59–1.40 for
-the means, 0.70–1.56 for the overall p95 and 0.77–2.87 for the p99. Hence, per scheme,
-fairnet / ns-3:
+figure carries seed noise. It was measured on these cases by rerunning fairnet under five
+ECMP seeds (``python scripts/hpcc_ns3_validation.py smoke30 --seeds 5``, and ``smoke50``;
+written down in docs/validation.md). At 30% the max/min ratio over seeds of a bucket's median
+slowdown is at most 1.23; of a bucket's mean at most 1.35 above 100 KB and 1.36 below (64
+flows); of the overall p95 at most 1.19, of the overall p99 up to 2.08; fairnet / ns-3 over
+the five seeds spans 0.88–1.14 for the medians and 0.84–1.40 for the means. At 50% the same
+except the medians below 100 KB (up to 1.89, below) and the overall p95 and p99 (1.39 and
+1.51). The reference's own noise is of the same kind. Hence, per scheme, fairnet / ns-3:
 
 - the median of each bucket within ``P50_TOL`` (25%): the seed spread, with the reference's
   noise beside it; a lost knob moves a bucket's median more (fairnet's default DCQCN preset,
   the DCQCN paper's values with its target-rate clamping, in place of the simulator's: above
-  1 MB, 1.93 against the simulator's 2.65, −27%);
+  1 MB, 1.93 against the simulator's 2.65, −27%). At 50% load the medians of the two buckets
+  below 100 KB within a factor ``P50_SMALL_50`` (2): there a small flow either meets a
+  standing queue or not, and its bucket's median moves with the ECMP seed far more (five
+  seeds, ``scripts/hpcc_ns3_validation.py smoke50 --seeds 5``: a max/min of up to 1.89,
+  ``dcqcn_paper`` below 10 KB, 1.23 to 2.32; at most 1.26 for the other schemes);
 - the mean of each bucket and of all flows within a factor ``MEAN_TOL`` (1.5 above 100 KB and
   overall, 2 below, where 64 flows give a tail-dominated mean);
 - the overall p95 within a factor 2 and the p99 within a factor 3 (the tail's seed spread is
@@ -58,9 +62,15 @@ DATA = Path(__file__).parent / "data" / "hpcc_ns3"
 #: maxRtt of the k = 4 fat-tree at 100 Gb/s, 1 µs (the simulator prints ``maxRtt=12480``).
 MAX_RTT_NS = 12_480
 CCS = ("hp", "dcqcn", "dcqcn_paper", "dctcp", "timely")
+#: The flow lists held side by side: 496 flows at 30% and at 50% load.
+CASES = ("smoke30", "smoke50")
 P50_TOL = 0.25
+#: At 50% load, the factor for the medians of the buckets below 100 KB (the seed spread there).
+P50_SMALL_50 = 2.0
 MEAN_TOL = {"small": 2.0, "large": 1.5}
 P95_TOL, P99_TOL = 2.0, 3.0
+#: The incast's pause count: fairnet's spread over ECMP seeds 0-7 (6 to 24 pauses).
+PAUSE_TOL = 4.0
 
 
 def _buckets(size: np.ndarray, slowdown: np.ndarray) -> dict[str, dict[str, Any]]:
@@ -83,35 +93,37 @@ def _scenario(flows: str, cc: str, buffer: str | None = None) -> dict[str, Any]:
     return sc
 
 
-@pytest.fixture(scope="module", params=CCS)
+@pytest.fixture(scope="module", params=[(case, cc) for case in CASES for cc in CCS])
 def side_by_side(request: pytest.FixtureRequest) -> tuple[str, dict, dict]:
-    cc = request.param
-    fct = read_fct(DATA / f"fct_smoke30_{cc}.txt")
+    case, cc = request.param
+    fct = read_fct(DATA / f"fct_{case}_{cc}.txt")
     theirs = _buckets(fct["size"].to_numpy(), fct["slowdown"].to_numpy())
-    run = fairnet.run(_scenario("smoke30.txt", cc))
-    assert run.summary["pfc"]["pauses"] == 0  # the simulator sent none at this load either
+    run = fairnet.run(_scenario(f"{case}.txt", cc))
+    assert run.summary["pfc"]["pauses"] == 0  # the simulator sent none at these loads either
     f = match_fct(run.flows, fct)
     ours = _buckets(f["size"].to_numpy(), f["slowdown_ns3"].fill_null(np.nan).to_numpy())
-    return cc, theirs, ours
+    return f"{case} {cc}", theirs, ours
 
 
 def test_the_data_is_what_the_readme_says() -> None:
-    # The smoke flow list and each reference fct.txt: 496 flows at 30% load on 16 hosts, every
+    # The smoke flow lists and each reference fct.txt: 496 flows on 16 hosts at each load, every
     # flow finished in the simulator; the incast: 15 senders of 1 MB to host 0.
     from fairnet.hpcc import read_flows
 
-    flows = read_flows(DATA / "smoke30.txt")
-    assert flows.height == 496 and set(flows["src"]) | set(flows["dst"]) <= set(range(16))
-    for cc in CCS:
-        assert read_fct(DATA / f"fct_smoke30_{cc}.txt").height == 496, cc
+    for case in CASES:
+        flows = read_flows(DATA / f"{case}.txt")
+        assert flows.height == 496 and set(flows["src"]) | set(flows["dst"]) <= set(range(16))
+        for cc in CCS:
+            assert read_fct(DATA / f"fct_{case}_{cc}.txt").height == 496, (case, cc)
     incast = read_flows(DATA / "incast.txt")
     assert incast.height == 15 and set(incast["dst"]) == {0} and set(incast["size"]) == {10**6}
 
 
 def test_fairnet_matches_the_simulator_per_size_bucket(side_by_side: tuple) -> None:
-    cc, theirs, ours = side_by_side
+    label, theirs, ours = side_by_side  # label: "smoke50 dcqcn"
+    half_load = label.startswith("smoke50")
     report = "\n".join(
-        f"{cc} {b}: ns-3 p50/p95/p99/mean {t['p50']:.2f}/{t['p95']:.2f}/{t['p99']:.2f}/"
+        f"{label} {b}: ns-3 p50/p95/p99/mean {t['p50']:.2f}/{t['p95']:.2f}/{t['p99']:.2f}/"
         f"{t['mean']:.2f}, fairnet {ours[b]['p50']:.2f}/{ours[b]['p95']:.2f}/"
         f"{ours[b]['p99']:.2f}/{ours[b]['mean']:.2f}"
         for b, t in theirs.items()
@@ -119,15 +131,16 @@ def test_fairnet_matches_the_simulator_per_size_bucket(side_by_side: tuple) -> N
     print(report)
     for b, t in theirs.items():
         o = ours[b]
-        assert o["flows"] == t["flows"], f"{cc} {b}: a flow did not finish in fairnet\n{report}"
+        assert o["flows"] == t["flows"], f"{label} {b}: a flow did not finish in fairnet\n{report}"
         small = b in ("<10KB", "10KB-100KB")
-        checks = [("p50", 1 + P50_TOL), ("mean", MEAN_TOL["small" if small else "large"])]
+        p50 = P50_SMALL_50 if small and half_load else 1 + P50_TOL
+        checks = [("p50", p50), ("mean", MEAN_TOL["small" if small else "large"])]
         if b == "all":
             checks += [("p95", P95_TOL), ("p99", P99_TOL)]
         for figure, factor in checks:
             ratio = o[figure] / t[figure]
             assert 1 / factor <= ratio <= factor, (
-                f"{cc} {b} {figure}: fairnet {o[figure]:.3f} / ns-3 {t[figure]:.3f} = "
+                f"{label} {b} {figure}: fairnet {o[figure]:.3f} / ns-3 {t[figure]:.3f} = "
                 f"{ratio:.3f}, outside x{factor}\n{report}"
             )
 
@@ -154,9 +167,12 @@ def test_incast_pauses_beside_the_simulators_pfc_txt(
     # aggregation switches feeding it, and only them; HPCC keeps its queues near empty and
     # never pauses. With 4 MiB the pauses propagate back through the cores to the senders'
     # NICs. Expected in fairnet as in the simulator: the same of those three outcomes (no
-    # pause / switch ports only / hosts too), the pause count within a factor 3 (ECMP sends
-    # the flows over other aggregation switches in the two; measured: 62 vs 23 and 750 vs
-    # 581), and the last FCT within 20% of the simulator's (the incast's drain time).
+    # pause / switch ports only / hosts too), the pause count within PAUSE_TOL (which of the
+    # aggregation switches the 15 flows hash to decides how often each pauses: over fairnet's
+    # ECMP seeds 0-7 the 32 MiB case pauses 6 to 24 times, a spread of 4; the simulator's 23
+    # and 581 lie inside fairnet's seed ranges, 6-24 and 602-722), and the last FCT within
+    # 20% of the simulator's (the incast's drain time; seeds 0-7: 1,425-1,495 µs against its
+    # 1,430, and 1,315-1,530 against 1,472).
     sc = _scenario("incast.txt", cc, buffer)
     run = fairnet.run(sc)
     ours = _pauses(run.pfc_txt or "")
@@ -171,7 +187,7 @@ def test_incast_pauses_beside_the_simulators_pfc_txt(
     assert (n_ours == 0) == (n_theirs == 0), msg
     assert hosts["ours"] == hosts["theirs"], msg
     if n_theirs:
-        assert 1 / 3 <= n_ours / n_theirs <= 3, msg
+        assert 1 / PAUSE_TOL <= n_ours / n_theirs <= PAUSE_TOL, msg
     last = f["fct_ack_s"].max() / f["fct_ns3_s"].max()
     assert 1 / 1.2 <= last <= 1.2, f"{msg}; last FCT ratio {last:.3f}"
 

@@ -111,11 +111,11 @@ def read_fct(path: str | Path) -> pl.DataFrame:
 #: The congestion controls of the simulator's ``run.py --cc`` that :func:`run_py_engine`
 #: reproduces, with what each runs there.
 RUN_PY_CCS: dict[str, str] = {
-    "hp": "HPCC (CC_MODE 3), INT on data packets, ACKs at data priority",
-    "dcqcn": "DCQCN (CC_MODE 1) with its NIC timers (preset hpcc_ns3), ACKs at high priority",
+    "hp": "HPCC (CC_MODE 3), INT on data packets",
+    "dcqcn": "DCQCN (CC_MODE 1) with its NIC timers (preset hpcc_ns3)",
     "dcqcn_paper": "DCQCN (CC_MODE 1) with the DCQCN paper's timers (preset hpcc_ns3_paper)",
-    "dctcp": "DCTCP (CC_MODE 8), step marking at 30·bw/10 KB, ACKs at data priority",
-    "timely": "TIMELY (CC_MODE 7), ACKs at high priority",
+    "dctcp": "DCTCP (CC_MODE 8), step marking at 30·bw/10 KB",
+    "timely": "TIMELY (CC_MODE 7)",
 }
 
 
@@ -131,8 +131,16 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
     are a bare header of the same size, as the simulator's ACKs echo the INT), ECMP per flow,
     a lossless fabric (``ENABLE_QCN 1``, ``USE_DYNAMIC_PFC_THRESHOLD 1``) over
     ``BUFFER_SIZE = 16·bw/50`` MiB of switch memory, RED marking at ``KMIN_MAP`` /
-    ``KMAX_MAP`` / ``PMAX_MAP`` (100·bw/25 KB, 400·bw/25 KB, 0.2; DCTCP's step at 30·bw/10 KB)
-    and ``MIN_RATE 1000Mb/s``. Per ``cc`` (:data:`RUN_PY_CCS`):
+    ``KMAX_MAP`` / ``PMAX_MAP`` (100·bw/25 KB, 400·bw/25 KB, 0.2; DCTCP's step at 30·bw/10 KB),
+    RED's mark decided as a packet leaves the queue (``mark_at = "dequeue"``: its
+    ``SwitchNotifyDequeue``; DCTCP's step at 30·bw/10 KB the same way, as RED with ``kmax``
+    one byte above ``kmin`` and ``pmax`` 1),
+    ``MIN_RATE 1000Mb/s``, and ACKs queued with data at every switch (``ack_first = false``)
+    whatever ``ACK_HIGH_PRIO`` says: that key sets only the host NICs' ACK class
+    (``third.cc``: ``RdmaEgressQueue::ack_q_idx``; a NIC sends its ACKs first in any case),
+    while the switches' ``AckHighPrio`` attribute is never set and stays 0, so at a switch an
+    ACK goes to its flow's data queue. fairnet's pulling NIC sends a queued ACK next as well.
+    Per ``cc`` (:data:`RUN_PY_CCS`):
 
     HPCC and TIMELY ignore ECN; the simulator still marks their packets, fairnet's RED would
     drop them (they are not ECN-capable: RFC 3168, as ``schemes/red.rs`` does), so they run
@@ -140,14 +148,16 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
 
     - ``hp``: ``MI_THRESH 0`` (``max_stage = 0``: every update is multiplicative),
       ``U_TARGET 0.95``, ``RATE_AI 10·bw/25`` Mb/s as a window step over ``maxRtt``
-      (``w_ai``), ``base_rtt = maxRtt``; ``ACK_HIGH_PRIO 0`` (ACKs queue with data);
+      (``w_ai``), ``base_rtt = maxRtt``, the INT fields in the simulator's units
+      (``INT_MULTI = bw/25``: queue lengths in 80·multi B, byte counters in 128·multi B,
+      rounded down; ``int-header.h``);
     - ``dcqcn`` / ``dcqcn_paper``: the presets ``hpcc_ns3`` / ``hpcc_ns3_paper``
-      (:mod:`fairnet` ``schemes/dcqcn.rs``); ``ACK_HIGH_PRIO 1``;
+      (:mod:`fairnet` ``schemes/dcqcn.rs``);
     - ``dctcp``: ``EWMA_GAIN 1/16``, the window starting at ``maxBdp`` (the simulator starts
-      every flow at line rate with that window); ``ACK_HIGH_PRIO 0``;
+      every flow at line rate with that window);
     - ``timely``: the variant ``hpcc_ns3`` (one update per RTT of data, every increase
       counting towards HAI; ``schemes/timely.rs``), ``RATE_AI 10·bw/10`` Mb/s (``delta``; its
-      ``RATE_HAI`` 50·bw/10 is 5·δ, ``hai_n = 5``); ``ACK_HIGH_PRIO 1``.
+      ``RATE_HAI`` 50·bw/10 is 5·δ, ``hai_n = 5``).
     """
     if cc not in RUN_PY_CCS:
         raise InputError(
@@ -157,6 +167,7 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
     max_bdp = max_rtt_ns * bw // 8  # bytes: maxRtt (ns) × bw (Gb/s) / 8
     red = {
         "kind": "red",
+        "mark_at": "dequeue",
         "thresholds": [
             {
                 "rate": f"{r}Gbps",
@@ -175,6 +186,7 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
         "lossless": True,
         "shared_buffer": {"size": f"{16 * bw // 50}MiB"},
         "qdisc": red,
+        "ack_first": False,
     }
     if cc == "hp":
         w_ai = round(10 * bw / 25 * 1e6 * max_rtt_ns * 1e-9 / 8)
@@ -182,30 +194,39 @@ def run_py_engine(cc: str, *, bw_gbps: int = 100, max_rtt_ns: int) -> dict[str, 
             "qdisc": {"kind": "drop_tail"},
             "transport": "hpcc",
             "port_agent": "int",
-            "ack_first": False,
             "hpcc": {
                 "eta": 0.95,
                 "max_stage": 0,
                 "w_ai": f"{w_ai}B",
                 "base_rtt": f"{max_rtt_ns}ns",
                 "min_rate": "1Gbps",
+                "int_qlen_unit": f"{80 * (bw // 25)}B",
+                "int_bytes_unit": f"{128 * (bw // 25)}B",
             },
         }
     elif cc in ("dcqcn", "dcqcn_paper"):
         preset = "hpcc_ns3" if cc == "dcqcn" else "hpcc_ns3_paper"
-        engine |= {"transport": "dcqcn", "ack_first": True, "dcqcn": {"preset": preset}}
+        engine |= {"transport": "dcqcn", "dcqcn": {"preset": preset}}
     elif cc == "dctcp":
+        # Its switch marks when more than K bytes stay behind the departing packet (KMIN_MAP =
+        # KMAX_MAP = K, PMAX 1: ShouldSendCN's `egress > kmax`); RED with kmax one byte above
+        # kmin and pmax 1 marks exactly then.
         engine |= {
             "transport": "dctcp",
-            "ack_first": False,
-            "qdisc": {"kind": "ecn", "k": {"bytes": 30 * bw // 10 * 1000}},
+            "qdisc": {
+                "kind": "red",
+                "mark_at": "dequeue",
+                "thresholds": [
+                    {"rate": f"{r}Gbps", "kmin": f"{k}B", "kmax": f"{k + 1}B", "pmax": 1.0}
+                    for r, k in ((bw, 30 * bw // 10 * 1000), (4 * bw, 30 * 4 * bw // 10 * 1000))
+                ],
+            },
             "tcp": {"init_cwnd": max(1, max_bdp // 1000), "dctcp_g": 1 / 16},
         }
     else:  # timely
         engine |= {
             "qdisc": {"kind": "drop_tail"},
             "transport": "timely",
-            "ack_first": True,
             "timely": {"variant": "hpcc_ns3", "delta": f"{10 * bw // 10}Mbps", "min_rate": "1Gbps"},
         }
     return engine

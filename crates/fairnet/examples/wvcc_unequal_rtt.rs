@@ -20,7 +20,7 @@ use fairnet::ids::{FlowId, NodeId};
 use fairnet::registry::{HostShimKind, PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use fairnet::schemes::acdc::VccShim;
 use fairnet::schemes::fifo::EcnThreshold;
-use fairnet::schemes::red::{RedConfig, RedThreshold};
+use fairnet::schemes::red::{MarkAt, RedConfig, RedThreshold};
 use fairnet::systems::uranus::wvcc::{WvccConfig, WvccLaw};
 use fairnet::topo::{LinkSpec, Topology};
 use fairnet::units::{Bytes, Rate, Time};
@@ -132,6 +132,7 @@ fn run(
                 adaptive: false,
                 interval: Time::from_ms(500),
                 self_configure: None,
+                mark_at: MarkAt::Enqueue,
             })
         } else {
             QdiscConfig::Ecn {

@@ -86,6 +86,10 @@ impl Qdisc for QdiscImpl {
         dispatch!(self, q => q.take_evicted())
     }
     #[inline]
+    fn take_dequeue_marks(&mut self) -> u64 {
+        dispatch!(self, q => q.take_dequeue_marks())
+    }
+    #[inline]
     fn bytes(&self) -> u64 {
         dispatch!(self, q => q.bytes())
     }

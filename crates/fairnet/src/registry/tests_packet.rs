@@ -714,6 +714,7 @@ fn red_with_dctcp_marks_and_a_missing_rate_is_a_build_error() {
         adaptive: false,
         interval: Time::from_ms(500),
         self_configure: None,
+        mark_at: crate::schemes::red::MarkAt::Enqueue,
     };
     let topo = dumbbell_topo(2, 10, Bytes(200 * 1048));
     let flows = pair_flows(2, Bytes(5_000_000));
@@ -1555,6 +1556,7 @@ fn rtt_spread_red() -> QdiscConfig {
         adaptive: false,
         interval: Time::from_ms(500),
         self_configure: None,
+        mark_at: crate::schemes::red::MarkAt::Enqueue,
     })
 }
 

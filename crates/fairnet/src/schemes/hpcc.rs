@@ -29,6 +29,19 @@
 //! no previous record to difference); a hop whose timestamp did not advance is skipped; `U`
 //! starts at 1 (a conservative start, as the ns-3 code's initial utilization). Loss and
 //! timeouts leave the window to the INT signal (HPCC runs on lossless RDMA fabrics).
+//!
+//! **INT field units** (`int_qlen_unit`, `int_bytes_unit`; default 1 B: exact). The paper's
+//! INT fields are whole counters; HPCC's ns-3 simulator (commit 9f4be2a, `int-header.h`,
+//! `IntHop`) packs each hop in 8 bytes and stores the queue length in units of
+//! `qlenUnit·INT_MULTI` = 80·multi bytes (17 bits) and the transmitted bytes in units of
+//! `byteUnit·INT_MULTI` = 128·multi bytes (20 bits), both rounded down (`Set`), where
+//! `run.py` writes `INT_MULTI = bw/25` (320 B and 512 B at 100 Gb/s). Setting the two units
+//! reads each record as that switch would have written it: `qlen` and `tx_bytes` rounded
+//! down to their unit before they are differenced. The field widths themselves change
+//! nothing: the simulator differences the 20-bit byte counter and the 24-bit nanosecond
+//! timestamp modulo their width (`GetBytesDelta`, `GetTimeDelta`), which is the exact
+//! difference while a delta stays below 512 MB and 16.7 ms, and 17 bits of 320 B hold
+//! 41 MB, above any switch memory here.
 
 use crate::engine::packet::cc::{AckInfo, CcContext, CongestionControl};
 use crate::engine::packet::pkt::{IntHop, MAX_INT_HOPS};
@@ -50,6 +63,12 @@ pub struct HpccConfig {
     pub base_rtt: Option<Time>,
     /// Lowest pacing rate (default 100 Mb/s, the HPCC ns-3 simulator's `MinRate`).
     pub min_rate: Rate,
+    /// Unit of the INT queue length, rounded down (default 1 B: exact; HPCC ns-3: 80 B ·
+    /// `INT_MULTI`; module doc, "INT field units").
+    pub int_qlen_unit: Bytes,
+    /// Unit of the INT transmitted-bytes counter, rounded down (default 1 B: exact; HPCC
+    /// ns-3: 128 B · `INT_MULTI`).
+    pub int_bytes_unit: Bytes,
 }
 
 impl Default for HpccConfig {
@@ -60,6 +79,8 @@ impl Default for HpccConfig {
             w_ai: Bytes(80),
             base_rtt: None,
             min_rate: Rate(100_000_000),
+            int_qlen_unit: Bytes(1),
+            int_bytes_unit: Bytes(1),
         }
     }
 }
@@ -82,6 +103,14 @@ impl HpccConfig {
         }
         if self.min_rate.0 == 0 {
             return Err(Error::invalid(f("min_rate"), "must be positive"));
+        }
+        for (n, unit) in [
+            ("int_qlen_unit", self.int_qlen_unit),
+            ("int_bytes_unit", self.int_bytes_unit),
+        ] {
+            if unit.0 == 0 {
+                return Err(Error::invalid(f(n), "must be at least 1 B"));
+            }
         }
         Ok(())
     }
@@ -107,6 +136,9 @@ pub struct Hpcc {
     last_update_seq: u64,
     prev: [IntHop; MAX_INT_HOPS],
     prev_len: usize,
+    /// INT field units (bytes): queue length, transmitted bytes.
+    qlen_unit: u64,
+    bytes_unit: u64,
 }
 
 impl Hpcc {
@@ -130,6 +162,8 @@ impl Hpcc {
             last_update_seq: 0,
             prev: [IntHop::default(); MAX_INT_HOPS],
             prev_len: 0,
+            qlen_unit: cfg.int_qlen_unit.0,
+            bytes_unit: cfg.int_bytes_unit.0,
         }
     }
 
@@ -153,8 +187,13 @@ impl Hpcc {
             }
             let dts = (h.ts.0 - prev.ts.0) as f64 / Time::S as f64;
             let b = h.rate.bps();
-            let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 / dts;
-            let u1 = h.qlen.min(prev.qlen) as f64 * 8.0 / (b * self.t) + tx_rate / b;
+            // The fields as a switch with these units wrote them (module doc).
+            let (bu, qu) = (self.bytes_unit, self.qlen_unit);
+            let tx = (h.tx_bytes / bu).saturating_sub(prev.tx_bytes / bu) * bu;
+            let qlen = h.qlen / qu * qu;
+            let qlen_prev = prev.qlen / qu * qu;
+            let tx_rate = tx as f64 * 8.0 / dts;
+            let u1 = qlen.min(qlen_prev) as f64 * 8.0 / (b * self.t) + tx_rate / b;
             if u1 > u {
                 u = u1;
                 tau = dts;
@@ -324,6 +363,38 @@ mod tests {
         let wc: f64 = 50_000.0 + 400.0;
         let want = (wc / (0.5 / 0.95) + 80.0).min(100_000.0);
         assert!((h.window() - want).abs() < 1e-6, "W {}", h.window());
+    }
+
+    #[test]
+    fn int_fields_are_read_in_their_units_rounded_down() {
+        // The HPCC ns-3 units at 100 Gb/s: queue in 320 B, bytes in 512 B. Records 8 µs (= T)
+        // apart: bytes 1,000 → 101,000 read as 512 → 100,864 (1 → 197 units: 196 · 512 B =
+        // 100,352 B), queues 100,000 and 100,100 B both read as 99,840 B (312 units). So
+        // u = 99,840 / 100,000 + 100,352 / 100,000 = 2.00192 (exact fields: 1 + 1 = 2).
+        let cfg = HpccConfig {
+            int_qlen_unit: Bytes(320),
+            int_bytes_unit: Bytes(512),
+            ..HpccConfig::default()
+        };
+        let mut h = Hpcc::new(&cfg, &ctx());
+        h.on_ack(&ack(&[hop(0, 1_000, 100_000)], 1000, 2000));
+        h.on_ack(&ack(&[hop(8000, 101_000, 100_100)], 3000, 5000));
+        let want = (99_840.0 + 100_352.0) / 100_000.0;
+        assert!(
+            (h.utilization() - want).abs() < 1e-9,
+            "U {}",
+            h.utilization()
+        );
+        let mut exact = Hpcc::new(&HpccConfig::default(), &ctx());
+        exact.on_ack(&ack(&[hop(0, 1_000, 100_000)], 1000, 2000));
+        exact.on_ack(&ack(&[hop(8000, 101_000, 100_100)], 3000, 5000));
+        assert!((exact.utilization() - 2.0).abs() < 1e-9);
+        let zero = HpccConfig {
+            int_bytes_unit: Bytes(0),
+            ..HpccConfig::default()
+        };
+        let e = zero.validate("packet config.hpcc").unwrap_err().to_string();
+        assert!(e.starts_with("packet config.hpcc.int_bytes_unit:"), "{e}");
     }
 
     #[test]

@@ -32,6 +32,15 @@
 //! topology with several link speeds; a table without an entry for a rate present in the
 //! topology is an error naming the link and the rate.
 //!
+//! **Where the mark is decided** (`mark_at`): RED decides at each arrival, from the queue the
+//! packet joins (the 1993 paper; the default, `"enqueue"`). HPCC's ns-3 simulator decides as a
+//! packet leaves, from the queue it leaves behind (`switch-node.cc`, `SwitchNotifyDequeue`
+//! calls `SwitchMmu::ShouldSendCN` after removing the packet from the egress count), so its
+//! mark reports the queue of that instant rather than of one queueing delay earlier:
+//! `"dequeue"` does that. There the average is sampled at each departure, and a packet that
+//! is not ECN-capable leaves unmarked (it cannot be dropped once it is leaving, and RFC 3168
+//! forbids CE on it); a full buffer still drops at arrival.
+//!
 //! Choices where the papers leave room: queue length in bytes; `w_q = 1` by default, i.e.
 //! the instantaneous queue (as datacenter ECN marking — DCTCP §3.1, HPCC's ns-3 switch —
 //! uses; the 1993 paper's 0.002 is set with `w_q`); no count-based uniformization of the
@@ -140,6 +149,19 @@ impl RedSelfConfig {
     }
 }
 
+/// When [`Red`] decides whether to mark a packet (module doc, "Where the mark is decided").
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    /// At the packet's arrival, from the queue it joins (RED as published).
+    #[default]
+    Enqueue,
+    /// At the packet's departure, from the queue it leaves behind (HPCC's ns-3 switch).
+    Dequeue,
+}
+
 /// Configuration of [`Red`] (`qdisc = { kind = "red", thresholds = [...] }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +190,9 @@ pub struct RedConfig {
     /// `w_q` are then left out (default: none, the table is used).
     #[serde(default)]
     pub self_configure: Option<RedSelfConfig>,
+    /// Decide the mark at arrival (default) or at departure (module doc).
+    #[serde(default)]
+    pub mark_at: MarkAt,
 }
 
 impl RedConfig {
@@ -295,6 +320,9 @@ pub struct Red {
     /// Serialization time of a full packet (ps): the idle decay's "packet time".
     pkt_time: u64,
     rng: u64,
+    mark_at: MarkAt,
+    /// Marks made at departure since the engine last asked ([`Qdisc::take_dequeue_marks`]).
+    dequeue_marks: u64,
 }
 
 impl Red {
@@ -317,6 +345,8 @@ impl Red {
             rng: p.seed
                 ^ 0x9E37_79B9_7F4A_7C15
                 ^ (p.link.0 as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            mark_at: cfg.mark_at,
+            dequeue_marks: 0,
         }
     }
 
@@ -358,6 +388,29 @@ impl Red {
         (z >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Updates the average with the queue now (and Adaptive RED's `max_p`).
+    fn sample(&mut self, now: u64) {
+        let q = self.fifo.bytes as f64;
+        match self.idle_since.take() {
+            Some(t0) if self.w_q < 1.0 => {
+                // §11: the queue was empty for m packet times.
+                let m = (now.saturating_sub(t0) / self.pkt_time) as f64;
+                self.avg *= (1.0 - self.w_q).powf(m);
+                self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q;
+            }
+            _ => self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q,
+        }
+        if self.adaptive {
+            self.adapt(now);
+        }
+    }
+
+    /// Whether to mark at the current average (a uniform draw only between the thresholds).
+    fn draw(&mut self) -> bool {
+        let prob = self.probability(self.avg);
+        prob > 0.0 && (prob >= 1.0 || self.uniform() < prob)
+    }
+
     fn adapt(&mut self, now: u64) {
         // Floyd et al. 2001, Fig. 2, every `interval` (possibly several intervals passed
         // without arrivals): the target band is the middle fifth of [min_th, max_th]
@@ -380,26 +433,16 @@ impl Red {
 impl Qdisc for Red {
     fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool, now: Time) -> Enqueued {
         let now = now.0;
-        let q = self.fifo.bytes as f64;
-        match self.idle_since.take() {
-            Some(t0) if self.w_q < 1.0 => {
-                // §11: the queue was empty for m packet times.
-                let m = (now.saturating_sub(t0) / self.pkt_time) as f64;
-                self.avg *= (1.0 - self.w_q).powf(m);
-                self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q;
-            }
-            _ => self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q,
-        }
-        if self.adaptive {
-            self.adapt(now);
+        let at_arrival = self.mark_at == MarkAt::Enqueue;
+        if at_arrival {
+            self.sample(now);
         }
         let p = pool.get_mut(id);
         if self.fifo.bytes + p.wire as u64 > self.buffer {
             return Enqueued::Dropped;
         }
-        let prob = self.probability(self.avg);
         let mut out = Enqueued::Queued;
-        if prob > 0.0 && (prob >= 1.0 || self.uniform() < prob) {
+        if at_arrival && self.draw() {
             if self.ecn && p.ecn != Ecn::NotEct {
                 p.ecn = Ecn::Ce;
                 out = Enqueued::Marked;
@@ -414,10 +457,23 @@ impl Qdisc for Red {
 
     fn dequeue(&mut self, pool: &mut PacketPool, now: Time) -> Option<PacketId> {
         let id = self.fifo.pop(pool)?;
+        if self.mark_at == MarkAt::Dequeue {
+            // The queue the packet leaves behind (HPCC ns-3's `ShouldSendCN`).
+            self.sample(now.0);
+            let p = pool.get_mut(id);
+            if p.ecn != Ecn::NotEct && self.ecn && self.draw() {
+                p.ecn = Ecn::Ce;
+                self.dequeue_marks += 1;
+            }
+        }
         if self.fifo.is_empty() {
             self.idle_since = Some(now.0);
         }
         Some(id)
+    }
+
+    fn take_dequeue_marks(&mut self) -> u64 {
+        std::mem::take(&mut self.dequeue_marks)
     }
 
     fn bytes(&self) -> u64 {
@@ -459,6 +515,7 @@ mod tests {
             adaptive: false,
             interval: default_interval(),
             self_configure: None,
+            mark_at: MarkAt::Enqueue,
         }
     }
 
@@ -543,6 +600,65 @@ mod tests {
             "{}",
             red.avg()
         );
+    }
+
+    #[test]
+    fn marking_at_dequeue_reads_the_queue_left_behind() {
+        // mark_at = "dequeue" (HPCC ns-3's switch): nothing is marked on arrival; a departing
+        // packet that leaves 40 KB behind is marked with probability 0.2 · 20/40 = 0.1, and the
+        // marks are reported through take_dequeue_marks. 40,000 departures: the standard error
+        // of 0.1 is 0.0015. A packet that is not ECN-capable leaves unmarked, never dropped.
+        let mut c = cfg(false);
+        c.mark_at = MarkAt::Dequeue;
+        let mut red = c.build(&params(Rate::gbps(100))).unwrap();
+        let mut pool = PacketPool::new();
+        let t = Time::ZERO;
+        let mk = |pool: &mut PacketPool, ecn| {
+            pool.alloc(Packet {
+                wire: 1000,
+                ecn,
+                ..Packet::default()
+            })
+        };
+        for _ in 0..41 {
+            let id = mk(&mut pool, Ecn::Ect);
+            assert_eq!(red.enqueue(id, &mut pool, t), Enqueued::Queued);
+        }
+        let trials = 40_000;
+        let mut marked = 0;
+        for _ in 0..trials {
+            let out = red.dequeue(&mut pool, t).unwrap();
+            marked += (pool.get(out).ecn == Ecn::Ce) as u64;
+            pool.release(out);
+            let id = mk(&mut pool, Ecn::Ect);
+            assert_eq!(red.enqueue(id, &mut pool, t), Enqueued::Queued);
+        }
+        let f = marked as f64 / trials as f64;
+        assert!((f - 0.1).abs() < 0.006, "{f}");
+        assert_eq!(red.take_dequeue_marks(), marked);
+        assert_eq!(red.take_dequeue_marks(), 0);
+        // 40 more: the first 21 departures leave at least kmax = 60 KB behind, always marked.
+        for _ in 0..40 {
+            let id = mk(&mut pool, Ecn::Ect);
+            red.enqueue(id, &mut pool, t);
+        }
+        for _ in 0..21 {
+            let out = red.dequeue(&mut pool, t).unwrap();
+            assert_eq!(pool.get(out).ecn, Ecn::Ce);
+            pool.release(out);
+        }
+        assert_eq!(red.take_dequeue_marks(), 21);
+        // Not ECN-capable: 80 queued, all leave, none marked (20 of them above kmax).
+        let mut red = c.build(&params(Rate::gbps(100))).unwrap();
+        for _ in 0..80 {
+            let id = mk(&mut pool, Ecn::NotEct);
+            assert_eq!(red.enqueue(id, &mut pool, t), Enqueued::Queued);
+        }
+        while let Some(out) = red.dequeue(&mut pool, t) {
+            assert_eq!(pool.get(out).ecn, Ecn::NotEct);
+            pool.release(out);
+        }
+        assert_eq!(red.take_dequeue_marks(), 0);
     }
 
     #[test]

@@ -55,6 +55,12 @@ pub trait Qdisc {
     fn take_evicted(&mut self) -> Option<PacketId> {
         None
     }
+    /// Packets the discipline marked CE as they left ([`Qdisc::dequeue`]) since the last
+    /// call; the engine adds them to the port's mark count after each dequeue (marks at
+    /// arrival are reported by [`Enqueued::Marked`]). Default: none.
+    fn take_dequeue_marks(&mut self) -> u64 {
+        0
+    }
     /// Bytes (wire) queued now.
     fn bytes(&self) -> u64;
     /// Packets queued now.

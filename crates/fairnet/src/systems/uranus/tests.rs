@@ -222,6 +222,7 @@ fn random_marking() -> QdiscConfig {
         adaptive: false,
         interval: Time::from_ms(500),
         self_configure: None,
+        mark_at: crate::schemes::red::MarkAt::Enqueue,
     })
 }
 

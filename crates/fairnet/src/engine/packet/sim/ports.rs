@@ -178,6 +178,7 @@ impl<S: SchemeSet> PacketSim<S> {
                     let Some(id) = port.qdisc.dequeue(&mut self.pool, Time(now)) else {
                         return;
                     };
+                    port.stats.marks += port.qdisc.take_dequeue_marks();
                     id
                 };
                 port.account_queue(now, before);
