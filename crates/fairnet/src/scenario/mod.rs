@@ -789,7 +789,6 @@ impl Scenario {
                                 bg,
                                 base_dir,
                                 &topo,
-                                &hosts,
                                 Some((&cdf, until)),
                                 classes,
                                 *load_on,
@@ -823,7 +822,6 @@ impl Scenario {
                             bg,
                             base_dir,
                             &topo,
-                            &hosts,
                             None,
                             classes,
                             LoadOn::Hosts,
@@ -962,17 +960,18 @@ pub fn json_schema() -> serde_json::Value {
 
 /// The background flows of `bg` beside a workload of `classes` tags: sizes from `bg.cdf`
 /// (relative to `base_dir`), else the workload's (`own`, with its last start as the default
-/// `until`); errors name `workload.background…`.
+/// `until`), its load a fraction of the links `load_on` names; errors name
+/// `workload.background…`.
 fn background_between_racks(
     bg: &BackgroundSpec,
     base_dir: &Path,
     topo: &Topology,
-    hosts: &[NodeId],
     own: Option<(&SizeCdf, Time)>,
     classes: u32,
     load_on: LoadOn,
     seed: u64,
 ) -> Result<Vec<FlowSpec>> {
+    let hosts = topo.hosts();
     let file;
     let cdf = match (&bg.cdf, own) {
         (Some(path), _) => {
