@@ -192,6 +192,68 @@ def test_incast_pauses_beside_the_simulators_pfc_txt(
     assert 1 / 1.2 <= last <= 1.2, f"{msg}; last FCT ratio {last:.3f}"
 
 
+def _simulators_paths() -> list[dict[str, Any]]:
+    """``engine.paths`` pinning each incast flow to the path the simulator's ECMP gave it
+    (``paths_incast.txt``, read from its packet trace; line i: the nodes of flow i)."""
+    text = (DATA / "paths_incast.txt").read_text()
+    rows = [line.split() for line in text.splitlines() if line and not line.startswith("#")]
+    return [{"flow": i, "nodes": [int(n) for n in row]} for i, row in enumerate(rows)]
+
+
+def test_incast_on_the_simulators_paths_falls_inside_its_own_run_to_run_spread() -> None:
+    # The 15-to-1 incast with 4 MiB of switch memory under DCQCN, each flow pinned to the
+    # path it takes in the simulator (its ECMP hashes the five-tuple with each switch's node
+    # id: the same paths in every run). What is left is RED's random marking, which decides
+    # which flows, held at the 1 Gb/s minimum rate behind a queue of about 800 KB (a 6.7% mark
+    # probability per packet), see no mark for the 300 µs its rate timer needs to recover.
+    # The simulator's own spread over its random-number runs (RngRun 1-10, the kept fct.txt
+    # files; docs/validation.md) is a mean FCT of 1,089-1,186 µs and a last FCT of
+    # 1,450-1,532 µs, and 535-581 pauses (RngRun 1's pfc.txt: 581). Expected from fairnet on
+    # the same paths (seed 0): the mean and the last FCT inside the simulator's ranges, the
+    # pause count within 10% of RngRun 1's (its runs reach 8% below it). A measured bound:
+    # fairnet's own seeds 0-9 span 1,081-1,173 µs (mean) and 547-609 pauses; on its own ECMP
+    # paths seed 0 gives a mean of 1,276 µs, outside.
+    sc = _scenario("incast.txt", "dcqcn", "4MiB")
+    sc["engine"]["paths"] = _simulators_paths()
+    run = fairnet.run(sc)
+    runs = [DATA / "fct_incast4mb_dcqcn.txt"] + sorted(DATA.glob("fct_incast4mb_dcqcn_rngrun*.txt"))
+    assert len(runs) == 10
+    theirs = [read_fct(p)["fct_s"].to_numpy() for p in runs]
+    f = match_fct(run.flows, read_fct(runs[0]))
+    mean, last = f["fct_ack_s"].mean(), f["fct_ack_s"].max()
+    lo_mean, hi_mean = min(t.mean() for t in theirs), max(t.mean() for t in theirs)
+    lo_last, hi_last = min(t.max() for t in theirs), max(t.max() for t in theirs)
+    pauses = sum(_pauses(run.pfc_txt or "").values())
+    ref_pauses = sum(_pauses((DATA / "pfc_incast4mb_dcqcn.txt").read_text()).values())
+    msg = (
+        f"fairnet mean {mean * 1e6:.0f} us, last {last * 1e6:.0f} us, {pauses} pauses; ns-3 "
+        f"runs: mean {lo_mean * 1e6:.0f}-{hi_mean * 1e6:.0f}, last {lo_last * 1e6:.0f}-"
+        f"{hi_last * 1e6:.0f}, {ref_pauses} pauses in RngRun 1"
+    )
+    print(msg)
+    assert lo_mean <= mean <= hi_mean, msg
+    assert lo_last <= last <= hi_last, msg
+    assert abs(pauses / ref_pauses - 1) <= 0.10, msg
+
+
+def test_hpcc_incast_on_the_simulators_paths_matches_its_fcts() -> None:
+    # HPCC has no random element in either simulator (no RED marks; INT feedback), so on the
+    # simulator's paths the 15-to-1 incast (32 MiB, no pause in either) is one outcome on each
+    # side, and what differs is modelling. Expected: the mean and the last FCT within 2% of
+    # the simulator's (measured: 1,207 against 1,216 µs and 1,416 against 1,412 µs; on
+    # fairnet's own ECMP paths, seeds 0-9, the mean spans 1,197-1,227 µs).
+    sc = _scenario("incast.txt", "hp")
+    sc["engine"]["paths"] = _simulators_paths()
+    run = fairnet.run(sc)
+    f = match_fct(run.flows, read_fct(DATA / "fct_incast_hp.txt"))
+    for figure, ours, theirs in (
+        ("mean", f["fct_ack_s"].mean(), f["fct_ns3_s"].mean()),
+        ("last", f["fct_ack_s"].max(), f["fct_ns3_s"].max()),
+    ):
+        msg = f"{figure} FCT: {ours * 1e6:.0f} against {theirs * 1e6:.0f} us"
+        assert abs(ours / theirs - 1) <= 0.02, msg
+
+
 def test_bad_input_is_one_line_naming_what_is_wrong() -> None:
     # An unknown run.py congestion control, and a simulator fct.txt of another flow list (the
     # incast's flows against the smoke case's file: none of the 15 flows is in it).

@@ -33,7 +33,9 @@ mod tests_pfc;
 
 pub use agent::{AgentImpl, PortAgentConfig};
 pub use cc::CcImpl;
-pub use packet_config::{FlowTransport, PacketConfig, TagTransport, TcpConfig, TransportKind};
+pub use packet_config::{
+    FlowTransport, PacketConfig, PinnedPath, TagTransport, TcpConfig, TransportKind,
+};
 pub use qdisc::{QdiscConfig, QdiscImpl};
 pub use shim::HostShimKind;
 
@@ -144,7 +146,14 @@ impl PacketSim {
         cfg: PacketConfig,
     ) -> Result<PacketSim> {
         let engine = cfg.engine();
-        crate::engine::packet::PacketSim::new(topo, flows, engine, Builtin::new(cfg)?)
+        let pinned = cfg.pinned_paths(topo, flows)?;
+        crate::engine::packet::PacketSim::with_paths(
+            topo,
+            flows,
+            engine,
+            Builtin::new(cfg)?,
+            &pinned,
+        )
     }
 }
 

@@ -260,6 +260,23 @@ pub struct PacketConfig {
     /// eBA's VMs, rate control and LRC parameters (used with `host_shim = "eba"` and
     /// `port_agent = "eba"`).
     pub eba: EbaPacketConfig,
+    /// Data paths given by hand: flow `flow` (its index in the workload) takes the nodes
+    /// `nodes`, from its source to its destination (`paths = [{ flow = 3, nodes = [7, 19, 27,
+    /// 33, 25, 16, 0] }]`), whatever `routing` would choose; its ACKs and the other flows are
+    /// routed as usual. Used to run the path assignment another simulator chose (read from its
+    /// packet trace). Not with `routing = "spray"` or `"flowcell"`. Default none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PinnedPath>,
+}
+
+/// One flow's data path given by hand ([`PacketConfig::paths`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedPath {
+    /// The flow's index in the workload.
+    pub flow: u32,
+    /// The nodes it crosses, its source first and its destination last.
+    pub nodes: Vec<u32>,
 }
 
 /// A flow's own transport, overriding the run's [`PacketConfig::transport`].
@@ -324,6 +341,7 @@ impl Default for PacketConfig {
             flow_transports: Vec::new(),
             tag_transports: Vec::new(),
             eba: EbaPacketConfig::default(),
+            paths: Vec::new(),
         }
     }
 }
@@ -393,6 +411,67 @@ impl PacketConfig {
             own.get_or_insert(t);
         }
         Ok(())
+    }
+
+    /// [`PacketConfig::paths`] as the engine takes them (links by flow index), checked against
+    /// the topology and the flows; errors name the entry (`packet config.paths[1].nodes[2]:
+    /// no link node 18 -> node 30`, `packet config.paths[0].nodes: starts at node 3, not at
+    /// flow 4's src node 2`).
+    pub fn pinned_paths(
+        &self,
+        topo: &crate::topo::Topology,
+        flows: &[FlowSpec],
+    ) -> Result<Vec<Option<Vec<crate::ids::LinkId>>>> {
+        use crate::ids::NodeId;
+        if self.paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let at = |i: usize, f: &str| format!("packet config.paths[{i}].{f}");
+        if self.routing.per_packet() {
+            return Err(Error::invalid(
+                "packet config.paths",
+                "packets of a sprayed flow choose their hops as they go: pin paths with \
+                 routing = \"ecmp\", \"host_pair\" or \"first\"",
+            ));
+        }
+        let mut out = vec![None; flows.len()];
+        for (i, p) in self.paths.iter().enumerate() {
+            let k = p.flow as usize;
+            let Some(f) = flows.get(k) else {
+                return Err(Error::invalid(
+                    at(i, "flow"),
+                    format!("no flow {k} (the workload has {})", flows.len()),
+                ));
+            };
+            if out[k].is_some() {
+                return Err(Error::invalid(
+                    at(i, "flow"),
+                    format!("flow {k} pinned twice"),
+                ));
+            }
+            let nodes: Vec<NodeId> = p.nodes.iter().map(|&n| NodeId(n)).collect();
+            for (end, want, got) in [
+                ("starts", f.src, nodes.first()),
+                ("ends", f.dst, nodes.last()),
+            ] {
+                if got != Some(&want) {
+                    let got = got.map_or("nowhere".to_string(), |n| n.to_string());
+                    let which = if end == "starts" { "src" } else { "dst" };
+                    return Err(Error::invalid(
+                        at(i, "nodes"),
+                        format!("{end} at {got}, not at flow {k}'s {which} {want}"),
+                    ));
+                }
+            }
+            let links = crate::topo::explicit_path(topo, &nodes).map_err(|e| match e {
+                Error::Invalid { at: field, msg } => {
+                    Error::invalid(at(i, &field.replace("explicit path", "nodes")), msg)
+                }
+                other => other,
+            })?;
+            out[k] = Some(links);
+        }
+        Ok(out)
     }
 
     /// Wire size of a full data packet.

@@ -2057,3 +2057,76 @@ fn a_queues_own_gauges_are_sampled_with_the_records() {
     quiet.run_until(Time::from_us(200)).unwrap();
     assert!(quiet.qdisc_gauge_samples().is_empty());
 }
+
+#[test]
+fn a_pinned_flow_takes_the_given_path_and_bad_paths_are_one_line_errors() {
+    // `paths` overrides routing for the flows it names. On a k = 4 fat-tree (hosts 0-15, edge
+    // switches 16-23, aggregation 24-31, cores 32-35; aggregation switch 2p reaches cores 32
+    // and 33, 2p + 1 cores 34 and 35), one flow from host 0 to host 15 pinned through each
+    // core in turn: every data byte crosses the link from pod 0 into that core and none
+    // crosses into any other core (those links carry no ACKs either: ACKs travel from pod 3
+    // towards pod 0). Unpinned flows and ACKs keep their ECMP routes.
+    let topo = fat_tree(FatTreeSpec {
+        k: 4,
+        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+        oversubscription: 1,
+    })
+    .unwrap();
+    let size = Bytes(200_000);
+    let flows = vec![FlowSpec::new(NodeId(0), NodeId(15), size, Time::ZERO)];
+    let up = |agg: u32, core: u32| topo.find_link(NodeId(agg), NodeId(core)).unwrap();
+    for core in 32..36u32 {
+        let (agg_src, agg_dst) = if core < 34 { (24, 30) } else { (25, 31) };
+        let cfg = PacketConfig {
+            paths: vec![super::PinnedPath {
+                flow: 0,
+                nodes: vec![0, 16, agg_src, core, agg_dst, 23, 15],
+            }],
+            ..dctcp_config(20)
+        };
+        let r = PacketSim::from_config(&topo, &flows, cfg)
+            .unwrap()
+            .run_to_completion(Time::from_ms(50))
+            .unwrap();
+        assert!(r.complete);
+        for c in 32..36u32 {
+            let carried = r.links[up(if c < 34 { 24 } else { 25 }, c).idx()].tx_bytes;
+            if c == core {
+                assert!(carried >= size.0, "core {c}: {carried} B < {size}");
+            } else {
+                assert_eq!(
+                    carried, 0,
+                    "core {c} carried data of a flow pinned via {core}"
+                );
+            }
+        }
+    }
+    // Bad paths: one line naming the entry and what is wrong.
+    let err = |nodes: Vec<u32>, flow: u32| {
+        let cfg = PacketConfig {
+            paths: vec![super::PinnedPath { flow, nodes }],
+            ..dctcp_config(20)
+        };
+        PacketSim::from_config(&topo, &flows, cfg)
+            .err()
+            .expect("a bad pinned path must be an error")
+            .to_string()
+    };
+    assert_eq!(
+        err(vec![1, 16, 24, 32, 30, 23, 15], 0),
+        "packet config.paths[0].nodes: starts at node 1, not at flow 0's src node 0"
+    );
+    assert_eq!(
+        err(vec![0, 16, 24, 34, 30, 23, 15], 0),
+        "packet config.paths[0].nodes[3]: no link node 24 -> node 34"
+    );
+    assert_eq!(
+        err(vec![0, 16, 1, 16, 24, 32, 30, 23, 15], 0),
+        "packet config.paths[0].nodes[2]: node 1 (\"h1\") is a host; hosts do not forward"
+    );
+    assert_eq!(
+        err(vec![0, 16, 24, 32, 30, 23, 15], 3),
+        "packet config.paths[0].flow: no flow 3 (the workload has 1)"
+    );
+}

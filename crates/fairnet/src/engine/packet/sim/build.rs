@@ -13,7 +13,24 @@ impl<S: SchemeSet> PacketSim<S> {
         topo: &Topology,
         flows: &[FlowSpec],
         cfg: EngineConfig,
+        schemes: S,
+    ) -> Result<PacketSim<S>> {
+        Self::with_paths(topo, flows, cfg, schemes, &[])
+    }
+
+    /// As [`PacketSim::new`], with some flows' data paths given rather than routed: `pinned[i]`,
+    /// when present and `Some`, is the list of links flow `i`'s data packets take, from its
+    /// source to its destination (any such chain of links, shortest or not; the other flows,
+    /// and every flow's ACKs, are routed by `cfg.routing` as usual). Used to run the same path
+    /// assignment as another simulator. Not with per-packet routing (spraying, flowcells).
+    ///
+    /// Errors name the flow: `flows[2]: pinned path: link 7 leaves node 18, not node 17`.
+    pub fn with_paths(
+        topo: &Topology,
+        flows: &[FlowSpec],
+        cfg: EngineConfig,
         mut schemes: S,
+        pinned: &[Option<Vec<LinkId>>],
     ) -> Result<PacketSim<S>> {
         cfg.validate("engine config")?;
         topo.validate()?;
@@ -74,6 +91,20 @@ impl<S: SchemeSet> PacketSim<S> {
                 senders: Vec::new(),
                 levels: None,
             });
+        }
+
+        if pinned.len() > flows.len() {
+            return Err(Error::invalid(
+                "pinned paths",
+                format!("{} entries for {} flows", pinned.len(), flows.len()),
+            ));
+        }
+        if cfg.routing.per_packet() && pinned.iter().any(Option::is_some) {
+            return Err(Error::invalid(
+                "pinned paths",
+                "packets of a sprayed flow choose their hops as they go; pin paths with \
+                 per-flow routing",
+            ));
         }
 
         let routing = Routing::new(topo);
@@ -147,11 +178,24 @@ impl<S: SchemeSet> PacketSim<S> {
                 },
                 _ => data_sel,
             };
-            let mut route = |src: NodeId, dst: NodeId, sel| -> Result<(usize, usize)> {
+            // A pinned data path (checked) is cached as given; the others are routed.
+            let pin = pinned.get(i).and_then(Option::as_ref);
+            if let Some(links) = pin {
+                check_pinned(topo, f, links)
+                    .map_err(|e| Error::invalid(at(), format!("pinned path: {e}")))?;
+            }
+            let mut route = |src: NodeId,
+                             dst: NodeId,
+                             sel,
+                             pin: Option<&Vec<LinkId>>|
+             -> Result<(usize, usize)> {
                 path.clear();
-                routing
-                    .path_into(src, dst, sel, &mut path)
-                    .map_err(|e| Error::invalid(at(), e.to_string()))?;
+                match pin {
+                    Some(links) => path.extend_from_slice(links),
+                    None => routing
+                        .path_into(src, dst, sel, &mut path)
+                        .map_err(|e| Error::invalid(at(), e.to_string()))?,
+                }
                 if path.len() > u16::MAX as usize {
                     return Err(Error::invalid(at(), "path longer than 65535 hops"));
                 }
@@ -162,7 +206,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 paths.extend(path.iter().map(|l| l.0));
                 Ok((start, path.len()))
             };
-            let data = route(f.src, f.dst, data_sel)?;
+            let data = route(f.src, f.dst, data_sel, pin)?;
             let ack = if two_way {
                 // The exact reverse of the data path (s-PERC §2 assumption 6: "across the
                 // same set of links"), so each link can update the reflected control packet.
@@ -187,7 +231,7 @@ impl<S: SchemeSet> PacketSim<S> {
                 }
                 (start + len, len)
             } else {
-                route(f.dst, f.src, ack_sel)?
+                route(f.dst, f.src, ack_sel, None)?
             };
             routes.push((data, ack));
         }
@@ -384,4 +428,39 @@ impl<S: SchemeSet> PacketSim<S> {
             ctrl_loss_rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ CTRL_LOSS_SALT),
         })
     }
+}
+
+/// Why `links` is not a path of `f`'s data from its source to its destination (each link
+/// leaving the node the previous one enters, no host forwarding, fewer than 65,536 hops).
+fn check_pinned(
+    topo: &Topology,
+    f: &FlowSpec,
+    links: &[LinkId],
+) -> std::result::Result<(), String> {
+    if links.is_empty() || links.len() > u16::MAX as usize {
+        return Err(format!("{} links; a path has 1 to 65535", links.len()));
+    }
+    let mut at = f.src;
+    for (k, &l) in links.iter().enumerate() {
+        if l.idx() >= topo.num_links() {
+            return Err(format!(
+                "unknown {l} (the topology has {} links)",
+                topo.num_links()
+            ));
+        }
+        if k > 0 && topo.is_host(at) {
+            return Err(format!(
+                "link {l} leaves {at}, a host; hosts do not forward"
+            ));
+        }
+        let link = topo.link(l);
+        if link.src != at {
+            return Err(format!("link {l} leaves {}, not {at}", link.src));
+        }
+        at = link.dst;
+    }
+    if at != f.dst {
+        return Err(format!("ends at {at}, not at the flow's dst {}", f.dst));
+    }
+    Ok(())
 }
