@@ -107,6 +107,10 @@ impl CongestionControl for CcImpl {
         dispatch!(self, c => c.release_follows_rate_rise())
     }
     #[inline]
+    fn release_follows_rate_fall(&self) -> bool {
+        dispatch!(self, c => c.release_follows_rate_fall())
+    }
+    #[inline]
     fn header_word(&self, remaining: u64) -> u32 {
         dispatch!(self, c => c.header_word(remaining))
     }

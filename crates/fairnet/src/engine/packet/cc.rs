@@ -130,6 +130,15 @@ pub trait CongestionControl {
     fn release_follows_rate_rise(&self) -> bool {
         false
     }
+    /// Whether a fall of [`CongestionControl::pacing_rate`] on an ACK pushes the release time
+    /// of the next segment out: to one packet time at the new rate after the last segment
+    /// left, when that is later than the release set at the old rate (pending or come). With
+    /// [`CongestionControl::release_follows_rate_rise`] too, the release follows every rate
+    /// change both ways, as HPCC's ns-3 NIC re-times a paced queue pair's next send. Default
+    /// false.
+    fn release_follows_rate_fall(&self) -> bool {
+        false
+    }
     /// The scheme-defined header word ([`Packet::word`]) of a data packet sent now, given the
     /// flow's `remaining` bytes (its size less the cumulative ACK); ports may rewrite it and
     /// the receiver echoes it ([`AckInfo::word`]). Default 0.

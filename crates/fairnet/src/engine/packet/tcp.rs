@@ -419,22 +419,39 @@ impl<C: CongestionControl> TcpSender<C> {
             self.cc.on_ack(&info);
         }
         // An ACK below snd_una is stale (reordered): ignored.
-        self.release_after_rate_rise(now);
+        self.release_after_rate_change(now);
     }
 
-    /// With [`CongestionControl::release_follows_rate_rise`]: a pending release time (set when
-    /// the last segment left, one packet time at the rate then) moves to one packet time at
-    /// the current pacing rate after that departure, if that is sooner. A release that has
-    /// come is left alone (it already allows a segment; moving it back would add credit).
-    fn release_after_rate_rise(&mut self, now: Time) {
-        if self.next_send_at <= now.0 || !self.cc.release_follows_rate_rise() {
+    /// The release time of the next segment (set when the last one left, one packet time at
+    /// the rate then) after the pacing rate changed, for a congestion control that asks:
+    /// `t` = the last departure plus one packet time at the current pacing rate.
+    /// With [`CongestionControl::release_follows_rate_rise`] a pending release moves to `t`
+    /// if that is sooner; a release that has come is left alone (it already allows a segment;
+    /// moving it back would add credit). With [`CongestionControl::release_follows_rate_fall`]
+    /// the release moves to `t` if that is later, pending or come. With both, a pending
+    /// release is `t` (a NIC that re-times a paced queue pair's next send at every rate
+    /// change).
+    fn release_after_rate_change(&mut self, now: Time) {
+        let (rise, fall) = (
+            self.cc.release_follows_rate_rise(),
+            self.cc.release_follows_rate_fall(),
+        );
+        if !(fall || rise && self.next_send_at > now.0) {
             return;
         }
-        if let Some(rate) = self.cc.pacing_rate() {
-            let (at, wire) = self.last_sent;
-            if wire > 0 {
-                self.next_send_at = self.next_send_at.min(at + rate.tx_time(Bytes(wire)).0);
-            }
+        let Some(rate) = self.cc.pacing_rate() else {
+            return;
+        };
+        let (at, wire) = self.last_sent;
+        if wire == 0 {
+            return;
+        }
+        let t = at + rate.tx_time(Bytes(wire)).0;
+        if rise && self.next_send_at > now.0 {
+            self.next_send_at = self.next_send_at.min(t);
+        }
+        if fall {
+            self.next_send_at = self.next_send_at.max(t);
         }
     }
 
@@ -776,10 +793,12 @@ mod tests {
     }
 
     /// A paced congestion control whose rate each ACK sets to the next of `rates`, opting in
-    /// to [`CongestionControl::release_follows_rate_rise`] or not.
+    /// to [`CongestionControl::release_follows_rate_rise`] (`follow`) and
+    /// [`CongestionControl::release_follows_rate_fall`] (`follow_fall`) or not.
     struct Stepped {
         rates: Vec<u64>,
         follow: bool,
+        follow_fall: bool,
     }
 
     impl CongestionControl for Stepped {
@@ -799,15 +818,27 @@ mod tests {
         fn release_follows_rate_rise(&self) -> bool {
             self.follow
         }
+        fn release_follows_rate_fall(&self) -> bool {
+            self.follow_fall
+        }
     }
 
     /// A segment (1,000 B + 48 B header = 8,384 bits) leaves at t = 0 at 1 Mb/s: its release
     /// time is then 8.384 ms. The ACK at 10 µs sets `rates[1]`; `rates[2]` is the rate after a
     /// second ACK at 20 µs. Returns the sender's state just after each ACK.
     fn release_after_acks(rates: &[u64], follow: bool) -> (SendState, SendState) {
+        release_after_acks_both(rates, follow, false)
+    }
+
+    fn release_after_acks_both(
+        rates: &[u64],
+        follow: bool,
+        follow_fall: bool,
+    ) -> (SendState, SendState) {
         let cc = Stepped {
             rates: rates.to_vec(),
             follow,
+            follow_fall,
         };
         let mut s = TcpSender::new(Bytes(100_000), params(), cc);
         s.next_segment(Time::ZERO);
@@ -839,5 +870,37 @@ mod tests {
         let (fall, rise) = release_after_acks(&[1_000_000, 500_000, 10_000_000_000], true);
         assert_eq!(fall, SendState::Wait(Time::from_us(16_768)));
         assert_eq!(rise, SendState::Ready);
+    }
+
+    #[test]
+    fn a_rate_fall_pushes_the_release_out_when_the_scheme_asks() {
+        // Two segments (8,384 wire bits each) left at t = 0 at 1 Mb/s: the next may go at
+        // 16.768 ms, and the last departure is t = 0. The ACK at 10 µs cuts the rate to
+        // 250 kb/s, at which one packet takes 33.536 ms: opted in to falls, the release moves
+        // to 0 + 33.536 ms; opted out (or in to rises only) it stays at 16.768 ms.
+        let cut = [1_000_000, 250_000];
+        let (later, _) = release_after_acks_both(&cut, true, true);
+        assert_eq!(later, SendState::Wait(Time::from_us(33_536)));
+        let (fall_only, _) = release_after_acks_both(&cut, false, true);
+        assert_eq!(fall_only, SendState::Wait(Time::from_us(33_536)));
+        for follow in [false, true] {
+            let (stays, _) = release_after_acks_both(&cut, follow, false);
+            assert_eq!(stays, SendState::Wait(Time::from_us(16_768)));
+        }
+        // Both ways, a pending release is exactly one packet time at the new rate after the
+        // last departure: a rise to 1.048 Mb/s puts it at 8 ms, and a second ACK at 20 µs
+        // cutting to 500 kb/s puts it at 16.768 ms (8,384 bits at 500 kb/s).
+        let (rise, fall) = release_after_acks_both(&[1_000_000, 1_048_000, 500_000], true, true);
+        assert_eq!(rise, SendState::Wait(Time::from_ms(8)));
+        assert_eq!(fall, SendState::Wait(Time::from_us(16_768)));
+        // A release that has come moves too when the fall puts it in the future: a rise to
+        // 10 Gb/s lets a segment go at once (release 838.4 ns), then a cut to 250 kb/s at
+        // 20 µs holds the sender until 33.536 ms (opted in to falls) or not at all.
+        let steps = [1_000_000, 10_000_000_000, 250_000];
+        let (ready, held) = release_after_acks_both(&steps, true, true);
+        assert_eq!(ready, SendState::Ready);
+        assert_eq!(held, SendState::Wait(Time::from_us(33_536)));
+        let (_, free) = release_after_acks_both(&steps, true, false);
+        assert_eq!(free, SendState::Ready);
     }
 }
