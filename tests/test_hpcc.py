@@ -274,3 +274,27 @@ def test_bad_lossless_scenario_is_one_line_exit_2(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "packet config.pfc.xon: 200000B is above xoff 100000B" in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_dcqcn_preset_and_a_bad_pinned_path_are_one_line_exit_2(tmp_path: Path) -> None:
+    # Issue 28's bad input through the CLI: an unknown DCQCN preset names engine.dcqcn and the
+    # presets there are; a pinned path (engine.paths) that does not start at its flow's source
+    # names the entry. Each: exit code 2, one line on stderr, no traceback.
+    cases = {
+        "preset": (
+            LOSSLESS.replace('transport = "udp"', 'transport = "dcqcn"')
+            + 'dcqcn = { preset = "mellanox" }\n',
+            "engine.dcqcn: preset: unknown DCQCN preset `mellanox` (known: dcqcn_paper, "
+            "hpcc_ns3, hpcc_ns3_paper)",
+        ),
+        "path": (
+            LOSSLESS + "paths = [{ flow = 0, nodes = [1, 0] }]\n",
+            "packet config.paths[0].nodes: starts at node 1, not at flow 0's src",
+        ),
+    }
+    for name, (text, expected) in cases.items():
+        (tmp_path / f"{name}.toml").write_text(text)
+        r = run("run", str(tmp_path / f"{name}.toml"), "-o", str(tmp_path / name))
+        assert r.returncode == 2, (name, r.stderr)
+        assert expected in r.stderr, (name, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
