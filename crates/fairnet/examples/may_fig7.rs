@@ -11,7 +11,7 @@
 //!     [--seed 1] [--duration 120] [--from 0] [--every 10] [--utilization admitted|arrivals|departures]
 //!     [--overflow-counts] [--buffer-packets 100] [--kappa 0.1] [--u0 0.98] [--quiet]
 //!     [--q-w 0.05] [--delta 1] [--t0 64] [--expected-drops] [--tcp fairnet|ns2]
-//!     [--init-cwnd 10] [--csv PATH] [--patterns np,nq,mp,mq,nm,pq]
+//!     [--init-cwnd 10] [--csv PATH] [--patterns np,nq,mp,mq,nm,pq] [--weights 1,2,3]
 //! ```
 //!
 //! Diagnostics (none is the paper's MAY or the entry's default): `--q-w`, `--delta`, `--t0`
@@ -22,7 +22,9 @@
 //! ACKs, `windowInit_` 2, integer `ssthresh_`); `--init-cwnd` sets our TCP's initial window.
 //! `--csv` writes every flow's base RTT, throughput and max-min rate (and, under MAY, its
 //! entry at its bottleneck: seconds in H, mean δ, removals); `--patterns` keeps only some of
-//! §IV.B's six flow patterns (`np` is n(i) → p(i), …).
+//! §IV.B's six flow patterns (`np` is n(i) → p(i), …); `--weights` runs weighted MAY
+//! (fairnet's extension) with these weights cycled over the flows, against the weighted
+//! max-min oracle.
 //!
 //! The paper (§IV.B): "We plot the amount of throughput taken by each of 30 flows during
 //! 2-minute simulations"; Jain's index against max-min RED 0.731, DRR 0.987, MAY 0.985.
@@ -34,7 +36,7 @@ use fairnet::ids::{FlowId, LinkId};
 use fairnet::metrics::jain_index;
 use fairnet::registry::{Builtin, PacketConfig, QdiscConfig, TransportKind};
 use fairnet::systems::may::probe::SharedMay;
-use fairnet::systems::may::{May, MayConfig, Utilization};
+use fairnet::systems::may::{FlowWeights, May, MayConfig, Utilization};
 use fairnet::topo::{may_fig6, LinkSpec, NodeKind, PathSelector, Routing, Topology};
 use fairnet::units::{Bytes, Time};
 use fairnet::workload::{routed_problem, FlowSpec};
@@ -64,6 +66,7 @@ struct Opts {
     init_cwnd: u32,
     csv: Option<String>,
     patterns: Vec<String>,
+    weights: Vec<f64>,
 }
 
 /// ns-2's `Agent/TCP` window as §IV's simulations ran it (ns-2 TCP with `Agent/TCP/Sack1`
@@ -139,6 +142,7 @@ fn parse() -> Result<Opts, String> {
         init_cwnd: 10,
         csv: None,
         patterns: PATTERNS.iter().map(|p| p.to_string()).collect(),
+        weights: vec![],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -184,6 +188,18 @@ fn parse() -> Result<Opts, String> {
             "--t0" => o.t0 = real(i)?,
             "--init-cwnd" => o.init_cwnd = num(i)? as u32,
             "--csv" => o.csv = Some(val(i)?),
+            "--weights" => {
+                o.weights = val(i)?
+                    .split(',')
+                    .map(|w| {
+                        w.parse::<f64>()
+                            .map_err(|e| format!("--weights: {w:?}: {e}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+                if o.weights.iter().any(|&w| !(w > 0.0 && w.is_finite())) {
+                    return Err("--weights: every weight must be positive".into());
+                }
+            }
             "--patterns" => {
                 o.patterns = val(i)?.split(',').map(str::to_string).collect();
                 if let Some(p) = o.patterns.iter().find(|p| !PATTERNS.contains(&p.as_str())) {
@@ -288,8 +304,17 @@ fn main() {
         }
     };
     let buffer = Bytes(o.buffer_packets * (MTU + HEADER));
-    let (topo, flows) = network(buffer, &o.patterns);
+    let (topo, mut flows) = network(buffer, &o.patterns);
+    // Weighted MAY (fairnet's extension): the weights cycle over the flows, and the oracle
+    // becomes weighted max-min.
+    let weighted = !o.weights.is_empty();
+    if weighted {
+        for (k, f) in flows.iter_mut().enumerate() {
+            f.weight = o.weights[k % o.weights.len()];
+        }
+    }
     let may = MayConfig {
+        weighted,
         utilization: o.utilization,
         overflow_counts: o.overflow_counts,
         kappa: o.kappa,
@@ -385,7 +410,9 @@ fn main() {
                     mtu_wire: Bytes(MTU + HEADER),
                     seed: o.seed,
                 };
-                let mut m = May::new(&may, &p, None);
+                let w = FlowWeights::default();
+                w.set(flows.iter().map(|f| f.weight).collect()).unwrap();
+                let mut m = May::new(&may, &p, Some(w));
                 if o.expected_drops {
                     m = m.with_expected_drops();
                 }
@@ -485,7 +512,8 @@ fn main() {
         .map(|(p, q)| (q.delivered - p.delivered) as f64 * 8.0 * wire / dt)
         .collect();
     let pairs: Vec<_> = flows.iter().map(|f| (f.src, f.dst)).collect();
-    let problem = routed_problem(&topo, &routing, &pairs, 0, vec![1.0; flows.len()])
+    let weights: Vec<f64> = flows.iter().map(|f| f.weight).collect();
+    let problem = routed_problem(&topo, &routing, &pairs, 0, weights)
         .and_then(fairnet::alloc::Problem::new)
         .unwrap();
     let want = fairnet::alloc::solve(&problem).rates;
