@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from rich.console import Console
 from test_paper import check_smoke
 
@@ -271,3 +272,37 @@ def test_out_of_range_may_parameters_are_one_line_errors_exit_2(tmp_path: Path) 
         assert "Traceback" not in r.stderr
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and f"qdisc.{field}" in lines[0], (field, r.stderr)
+
+
+def test_fig7_rtt_averages_seeds_per_flow_and_flows_per_rtt_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # fairnet.paper.may.fig7_rtt reads examples/may_fig7.rs --csv files: each flow's
+    # throughput over its max-min rate is averaged over the runs (seeds), then over the flows of
+    # one RTT step (0.16 s apart from 0.2 s). Two runs of three flows: flow ratios
+    # (0.5 + 1.5)/2 = 1, (1 + 0.5)/2 = 0.75 (both at ≈ 0.2 s) and (0.4 + 0.6)/2 = 0.5 (at
+    # ≈ 0.52 s): step 0.2 s → 0.875, step 0.52 s → 0.5. A missing file or a file that is not
+    # the harness's CSV is a one-line error, exit code 2.
+    from fairnet.paper.may import fig7_rtt
+
+    head = "flow,src,dst,base_rtt_s,throughput_bps,maxmin_bps,in_h_share,mean_delta,removals\n"
+    runs = []
+    for k, x in enumerate([(0.5, 1.0, 0.4), (1.5, 0.5, 0.6)]):
+        p = tmp_path / f"s{k}.csv"
+        rows = [(0.204, x[0] * 5e5, 5e5), (0.184, x[1] * 1e6, 1e6), (0.524, x[2] * 5e5, 5e5)]
+        p.write_text(
+            head + "".join(f"{i},a,b,{r},{t},{m},,,\n" for i, (r, t, m) in enumerate(rows))
+        )
+        runs.append(p)
+    rtt, maxmin, ratio = fig7_rtt.load(runs)
+    assert np.allclose(ratio, [1.0, 0.75, 0.5])
+    assert fig7_rtt.by_rtt_step(rtt, ratio) == {0.2: 0.875, 0.52: 0.5}
+    out = tmp_path / "rtt.png"
+    assert fig7_rtt.main([str(out), "MAY=" + ",".join(map(str, runs))]) == 0
+    assert out.exists()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    for args in ([str(out), f"X={bad}"], [str(out), f"X={tmp_path / 'none.csv'}"], [str(out)]):
+        assert fig7_rtt.main(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("fig7_rtt: ") and err.count("\n") == 1, err

@@ -157,6 +157,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         row["jain_vs_maxmin_bin"] = jain(x) if len(x) else None
         row["over_maxmin_mean"] = float(x.mean()) if len(x) else None
         row |= per_scheme[row["scheme"]]
+        row["paper"] = "not in the paper (fairnet's experiment)"
     t = slowdown_table(
         f"MAY in a datacenter ({scale}): web search at {LOAD:.0%} load, leaf-spine "
         f"{HOST_RATE / 1e9:g}/{FABRIC_RATE / 1e9:g} Gb/s, {BUFFER_PACKETS}-packet buffers",

@@ -65,6 +65,7 @@ def run(scale: str, outdir: Path, console: Console) -> PaperResult:
         for s0 in S0_TABLE:
             rows.append(
                 {
+                    "scheme": "MAY (S₀ threshold)",
                     "workload": name,
                     "s0_packets": s0,
                     "short_byte_share": short_byte_share(sizes, cum, s0 * PACKET),

@@ -41,6 +41,8 @@ from fairnet.paper.tables import Column, ResultTable, key
 S0 = 1000
 #: Fig. 4's three drop probabilities (§III-E).
 SCHEMES = {"LAS": 0.0, "MAY": 1 / S0, "FIFO": 0.01}
+#: Fig. 4 is a plot without numbers; §III-E's reading of it.
+PAPER = "a plot: a slight increase in FCT between MAY and LAS, FIFO above both"
 SSTHRESH = {"∞": math.inf, "2": 2.0}
 #: Timeout in RTTs and the initial window (choices: see the module doc).
 T0_RTTS = 4.0
@@ -119,6 +121,7 @@ def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
                         "p": p,
                         "size_packets": size,
                         "mean_fct_rtts": float(np.mean(fct)),
+                        "paper": PAPER,
                     }
                 )
     plt = pyplot()

@@ -30,6 +30,10 @@ pub struct Entry {
     pub nd: f64,
     /// TS, the time of the flow's last drop or entry (Fig. 1 lines 6, 12).
     pub ts: Time,
+    /// With the expected-drops diagnostic ([`May::with_expected_drops`]): the drops this
+    /// period's packets were *expected* to have, Σ ν·δ over them (plus the entry's own drop);
+    /// line 24 then averages this instead of ND. 0 otherwise.
+    pub expected: f64,
 }
 
 /// Counters of one MAY port, for tests and the §II-A memory model.
@@ -109,6 +113,9 @@ pub struct May {
     /// for the gauges.
     nb_epsilon: f64,
     mtu_bits: f64,
+    /// Diagnostic, not the paper's ([`May::with_expected_drops`]): line 24 averages the
+    /// expected drops instead of the counted ones.
+    expected_drops: bool,
 }
 
 /// The table's hasher: keys are flow ids or fingerprints (one `u64` each), mixed by
@@ -178,7 +185,21 @@ impl May {
             stats: MayStats::default(),
             nb_epsilon: cfg.nb_epsilon,
             mtu_bits: p.mtu_wire.0 as f64 * 8.0,
+            expected_drops: false,
         }
+    }
+
+    /// **A diagnostic, not the paper's MAY** (used by `examples/may_fig7.rs
+    /// --expected-drops`): line 24 averages, instead of ND (the drops counted in the period),
+    /// the drops the period's packets were expected to have — Σ min(1, ν·δ/w) over the flow's
+    /// arrivals while in H, plus ND's initial value at entry (line 11). Drops themselves are
+    /// drawn as before. E[ND] given the arrivals is exactly that sum, so δ follows the same
+    /// mean as Fig. 1's but without the sampling noise of a count that is 0 or 1 per Δ at low
+    /// drop rates: it tells whether that noise is what keeps the flows from the fixed point
+    /// x = 1/ν (Eq. 9).
+    pub fn with_expected_drops(mut self) -> May {
+        self.expected_drops = true;
+        self
     }
 
     /// The table key of `flow`: its id, or its fingerprint (§II-A).
@@ -247,6 +268,7 @@ impl May {
                 delta: 1.0,
                 nd: size,
                 ts: Time(now),
+                expected: if self.expected_drops { size } else { 0.0 },
             },
         );
         self.stats.entries_created += 1;
@@ -272,15 +294,18 @@ impl May {
         };
         // Line 19, kept at or above 0 (a negative ν would be no probability).
         self.nu = (self.nu + self.kappa * error).max(0.0);
-        let (t0, q_w) = (self.t0, self.q_w);
+        let (t0, q_w, expected) = (self.t0, self.q_w, self.expected_drops);
         let before = self.table.len();
         // Lines 20–27 (each entry on its own: the order of the walk does not matter).
         self.table.retain(|_, e| {
             if now - e.ts.0 > t0 {
                 false
             } else {
-                e.delta = (1.0 - q_w) * e.delta + q_w * e.nd;
+                // Line 24 (the diagnostic averages the expected drops instead of ND).
+                let nd = if expected { e.expected } else { e.nd };
+                e.delta = (1.0 - q_w) * e.delta + q_w * nd;
                 e.nd = 0.0;
+                e.expected = 0.0;
                 true
             }
         });
@@ -353,6 +378,9 @@ impl Qdisc for May {
         if let Some(e) = self.table.get_mut(&key) {
             // Lines 3–7: drop with probability ν·δ (capped at 1; weighted: ν·δ/w).
             let p = (self.nu * e.delta / weight).min(1.0);
+            if self.expected_drops {
+                e.expected += p * size;
+            }
             if p > 0.0 && (p >= 1.0 || self.rng.gen::<f64>() < p) {
                 drop = true;
                 e.nd += size;
@@ -513,7 +541,8 @@ mod tests {
             Entry {
                 delta: 1.0,
                 nd: 1.0,
-                ts: Time(7 * MS)
+                ts: Time(7 * MS),
+                expected: 0.0,
             }
         );
     }
@@ -606,6 +635,48 @@ mod tests {
         let u = 8000.0 / (8e6 * 0.101);
         assert!((may.nu() - (1.0 + 0.1 * (u - 0.98))).abs() < 1e-12);
         assert_eq!(may.stats().updates, 1);
+    }
+
+    #[test]
+    fn the_expected_drops_diagnostic_averages_the_sum_of_drop_probabilities_not_the_count() {
+        // `with_expected_drops` (a diagnostic, not the paper's): ν₀ = 0.01 and S₀ = 1, so
+        // flow 0 is entered by its first packet at 0 (δ = 1, ND = 1, expected = 1, not dropped:
+        // u = 0 before the first update) and each of its next 2,000 packets (1..=2000 µs·50)
+        // is dropped with probability ν·δ = 0.01. The expected drops are then
+        // 1 + 2,000·0.01 = 21 whatever the draws, and the update at 101 ms (more than Δ since
+        // 0) sets δ = 0.95·1 + 0.05·(21 + 0.01) = 2.0005 (the arrival at 101 ms adds its own
+        // 0.01 before the update). The same run without the diagnostic counts the actual
+        // drops, whose number is random (binomial, mean 20), so its δ is 0.95 + 0.05·(1 + ND):
+        // the same draws, a different δ unless ND happens to equal 20.01 (it cannot: ND is
+        // an integer).
+        let run = |diagnostic: bool| {
+            let mut may = May::new(&cfg(1.0, 0.01), &params(), None);
+            if diagnostic {
+                may = may.with_expected_drops();
+            }
+            let mut pool = PacketPool::new();
+            assert_eq!(offer_at(&mut may, &mut pool, 0, 0), Enqueued::Queued);
+            let mut dropped = 0u32;
+            for i in 1..=2000u64 {
+                if offer_at(&mut may, &mut pool, 0, i * 50 * 1000 * 1000) == Enqueued::Dropped {
+                    dropped += 1;
+                }
+            }
+            let before = may.entry(FlowId(0)).unwrap();
+            offer_at(&mut may, &mut pool, 0, 101 * MS);
+            (before, may.entry(FlowId(0)).unwrap(), dropped)
+        };
+        let (before, after, dropped) = run(true);
+        assert!((before.expected - 21.0).abs() < 1e-9, "{before:?}");
+        assert_eq!(before.nd, 1.0 + dropped as f64, "ND still counts the drops");
+        assert!(
+            (after.delta - (0.95 + 0.05 * 21.01)).abs() < 1e-9,
+            "{after:?}"
+        );
+        assert_eq!((after.nd, after.expected), (0.0, 0.0));
+        let (_, plain, _) = run(false);
+        assert_eq!(plain.expected, 0.0, "not tracked without the diagnostic");
+        assert!((plain.delta - after.delta).abs() > 1e-6, "{plain:?}");
     }
 
     #[test]
