@@ -7,8 +7,8 @@
 //! alone on the empty network). Deadline-scheduler evaluations bound the draw below for this
 //! reason: PDQ (Hong, Caesar, Godfrey, SIGCOMM 2012, §5.1, as we recall it — the paper is not
 //! in the repository) draws D³'s exponential deadlines and imposes a lower bound of 3 ms,
-//! "some flows could have tiny deadlines that are unrealistic". Two bounds are offered, and
-//! both may be set (the larger applies):
+//! since some draws would be unrealistically tiny. Two bounds are offered, and both may be
+//! set (the larger applies):
 //!
 //! - a fixed duration (`deadline_min`, e.g. PDQ's `"3ms"`);
 //! - the flow's FCT alone on the empty network (`deadline_min_fct_alone = true`):
