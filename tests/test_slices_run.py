@@ -78,3 +78,45 @@ def test_bad_slices_are_one_line_errors_with_exit_code_2(tmp_path: Path) -> None
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     assert 'flow 0: in deadline-sensitive slice "web" but has no deadline' in lines[0]
+
+
+def test_bad_deadline_bounds_and_per_pair_are_one_line_errors_with_exit_code_2(
+    tmp_path: Path,
+) -> None:
+    # A lower bound on drawn deadlines without a `deadline_mean` to draw them, and bulk
+    # senders with zero flows per pair: each refused before anything runs, in one line naming
+    # the field, exit code 2.
+    poisson = {
+        "topology": {"kind": "uranus_fat_tree"},
+        "workload": {
+            "kind": "poisson",
+            "cdf": "websearch",
+            "load": 0.1,
+            "flows": 10,
+            "deadline_min": "3ms",
+        },
+        "engine": {"kind": "flow"},
+    }
+    bulk = {
+        "topology": {"kind": "uranus_fat_tree"},
+        "workload": {"kind": "bulk", "size": "1GB", "per_pair": 0},
+        "engine": {"kind": "flow"},
+        "stop_at": "1ms",
+    }
+    for i, (doc, message) in enumerate(
+        (
+            (poisson, "workload.deadline_min: bounds drawn deadlines: set deadline_mean too"),
+            (bulk, "workload.per_pair: expected at least 1 flow, got 0"),
+        )
+    ):
+        path = tmp_path / f"s{i}.json"
+        path.write_text(json.dumps(doc))
+        r = subprocess.run(
+            [sys.executable, "-m", "fairnet.cli", "run", str(path), "-o", str(tmp_path / "o")],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 2
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, r.stderr
+        assert message in lines[0]

@@ -65,9 +65,9 @@ use crate::systems::uranus::slices::{SliceSet, SliceSpec, DEFAULT_DECISION_SLOT}
 use crate::topo::{Topology, TopologySpec};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::{
-    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, full_load, hpcc,
-    incast_flows, permutation_flows, poisson_flows_offering, split_tags, FlowSpec, HostPairs,
-    LoadOn, SizeCdf,
+    all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, floor_deadlines,
+    full_load, hpcc, incast_flows, permutation_flows, poisson_flows_offering, split_tags,
+    DeadlineFloor, FlowSpec, HostPairs, LoadOn, SizeCdf, WireFormat,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -159,6 +159,19 @@ pub enum WorkloadSpec {
         /// transports (`d2tcp`). Default: no deadlines.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         deadline_mean: Option<Time>,
+        /// A lower bound on the drawn deadlines: a draw below it becomes it (PDQ's 3 ms;
+        /// [`crate::workload::floor_deadlines`]). Needs `deadline_mean`. Default none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadline_min: Option<Time>,
+        /// Bound every drawn deadline below by the flow's FCT alone on the empty network (the
+        /// flow table's `ideal_fct_s`), so that none is infeasible by that measure. Needs
+        /// `deadline_mean`. Default false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deadline_min_fct_alone: bool,
+        /// A draw below the bound is redrawn until it passes it (`bound + Exp(deadline_mean)`)
+        /// instead of clamped to it. Default false (clamped).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        deadline_min_redraw: bool,
         /// Split the flows into this many classes of equal rate, tagged `0 … tags − 1` (each
         /// flow's tag drawn uniformly: independent Poisson processes of `load / tags` each, as
         /// Uranus §5.2.2's two slices "share the same Poisson parameters"). Default 1 (every
@@ -181,6 +194,11 @@ pub enum WorkloadSpec {
         /// Flows per host of each class. Default 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         per_host: Option<u32>,
+        /// Flows per drawn destination: each of a host's `per_host` flows of a class becomes
+        /// this many flows of the same host pair and class (several flows in one SCC tunnel).
+        /// Default 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        per_pair: Option<u32>,
         /// Classes, tagged `0 … tags − 1` (e.g. one per slice). Default 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tags: Option<u32>,
@@ -745,6 +763,29 @@ impl Scenario {
             .collect()
     }
 
+    /// How the scenario's engine puts a flow's bytes on the wire, for the FCT alone that
+    /// bounds deadlines below (the engines' own `ideal_fct`): the packet engine's MTU and
+    /// headers; the flow engine's, with its start latency; the payload alone otherwise.
+    fn wire_format(&self) -> WireFormat {
+        match &self.engine {
+            EngineSpec::Packet(cfg) => WireFormat {
+                mtu: cfg.mtu,
+                header: cfg.header,
+                fixed: Time::ZERO,
+            },
+            EngineSpec::Flow(f) => WireFormat {
+                mtu: Bytes(f.sim.mtu),
+                header: Bytes(f.sim.header_bytes),
+                fixed: f.sim.start_latency,
+            },
+            _ => WireFormat {
+                mtu: Bytes(u64::MAX),
+                header: Bytes(0),
+                fixed: Time::ZERO,
+            },
+        }
+    }
+
     /// Builds the topology and the flow list; relative paths are taken from `base_dir`.
     pub fn build(&self, base_dir: &Path) -> Result<(Topology, Vec<FlowSpec>)> {
         let (Some(topology), Some(workload)) = (&self.topology, &self.workload) else {
@@ -764,6 +805,9 @@ impl Scenario {
                 load_on,
                 flows,
                 deadline_mean,
+                deadline_min,
+                deadline_min_fct_alone,
+                deadline_min_redraw,
                 tags,
                 background,
             } => {
@@ -776,8 +820,27 @@ impl Scenario {
                     .map_err(|e| prefix("workload", e))?;
                 poisson_flows_offering(&hosts, full, load.0, &cdf, *flows, self.seed).and_then(
                     |mut f| {
+                        let floor = DeadlineFloor {
+                            fixed: *deadline_min,
+                            fct_alone: *deadline_min_fct_alone,
+                            redraw: *deadline_min_redraw,
+                        };
                         if let Some(mean) = deadline_mean {
                             exponential_deadlines(&mut f, *mean, self.seed)?;
+                            let wire = self.wire_format();
+                            floor_deadlines(&mut f, floor, &topo, wire, *mean, self.seed)?;
+                        } else if floor != DeadlineFloor::default() {
+                            let field = if deadline_min.is_some() {
+                                "deadline_min"
+                            } else if *deadline_min_fct_alone {
+                                "deadline_min_fct_alone"
+                            } else {
+                                "deadline_min_redraw"
+                            };
+                            return Err(Error::invalid(
+                                field,
+                                "bounds drawn deadlines: set deadline_mean too",
+                            ));
                         }
                         let classes = tags.unwrap_or(1);
                         if classes != 1 {
@@ -802,6 +865,7 @@ impl Scenario {
             WorkloadSpec::Bulk {
                 size,
                 per_host,
+                per_pair,
                 tags,
                 start,
                 background,
@@ -816,7 +880,20 @@ impl Scenario {
                     *start,
                     self.seed,
                 )
-                .and_then(|mut f| {
+                .and_then(|drawn| {
+                    let per_pair = per_pair.unwrap_or(1);
+                    if per_pair == 0 {
+                        return Err(Error::invalid(
+                            "per_pair",
+                            "expected at least 1 flow, got 0",
+                        ));
+                    }
+                    // Each drawn flow repeated in place: the draws (hosts, order) are those
+                    // of `per_pair = 1`.
+                    let mut f: Vec<FlowSpec> = drawn
+                        .into_iter()
+                        .flat_map(|x| std::iter::repeat_n(x, per_pair as usize))
+                        .collect();
                     if let Some(bg) = background {
                         f.extend(background_between_racks(
                             bg,

@@ -578,6 +578,45 @@ fn inline_flow_deadlines_reach_the_flow_spec_and_zero_is_an_error() {
 }
 
 #[test]
+fn deadline_bounds_reach_the_run_and_need_a_deadline_mean() {
+    // `deadline_min_fct_alone`: no flow of the run has a deadline below its own `ideal_fct`
+    // (the flow engine's, from the same topology and wire format), and some would without it
+    // (web-search flows of several MB at 10 Gb/s beside exponential deadlines of mean 2 ms).
+    // `deadline_min = "3ms"`: none below 3 ms. Either without `deadline_mean` is an error
+    // naming the field.
+    let with = |extra: &str| {
+        let text = FLOW_SCENARIO.replace(
+            "flows = 300",
+            &format!("flows = 300\ndeadline_mean = \"2ms\"\n{extra}"),
+        );
+        let s = from_toml(&text).unwrap();
+        let (topo, flows) = s.build(&cdf_dir()).unwrap();
+        run(&s, &topo, &flows).unwrap().rows
+    };
+    let below = |rows: &[RunRow]| {
+        rows.iter()
+            .filter(|r| r.deadline.unwrap() < r.ideal_fct)
+            .count()
+    };
+    assert!(below(&with("")) > 0);
+    assert_eq!(below(&with("deadline_min_fct_alone = true")), 0);
+    assert!(with("deadline_min = \"3ms\"")
+        .iter()
+        .all(|r| r.deadline.unwrap() >= Time::from_ms(3)));
+    for (extra, field) in [
+        ("deadline_min = \"3ms\"", "deadline_min"),
+        ("deadline_min_fct_alone = true", "deadline_min_fct_alone"),
+    ] {
+        let text = FLOW_SCENARIO.replace("flows = 300", &format!("flows = 300\n{extra}"));
+        let e = from_toml(&text).unwrap().build(&cdf_dir()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("workload.{field}: bounds drawn deadlines: set deadline_mean too")
+        );
+    }
+}
+
+#[test]
 fn poisson_deadline_mean_gives_every_flow_a_deadline_and_keeps_the_flows() {
     // `deadline_mean` draws an exponential deadline per flow (its own random stream): the
     // same 300 flows as without it, each now with a positive deadline; a zero mean is an
@@ -1304,6 +1343,23 @@ fn bulk_senders_with_background_between_racks() {
     assert_eq!(
         build("per_host = 0").unwrap_err().to_string(),
         "workload.per_host: expected at least 1 flow, got 0"
+    );
+    // `per_pair = 3`: each of the 128 drawn flows three times in place (same host pair, class,
+    // size and start: three flows in one SCC tunnel), the draws those of `per_pair = 1`; zero
+    // is an error naming the field.
+    let one = build("").unwrap().1;
+    let three = build("per_pair = 3").unwrap().1;
+    assert_eq!(three.len(), 3 * one.len());
+    assert!(three
+        .chunks(3)
+        .zip(&one)
+        .all(|(group, f)| group
+            .iter()
+            .all(|g| (g.src, g.dst, g.tag, g.size, g.start)
+                == (f.src, f.dst, f.tag, f.size, f.start))));
+    assert_eq!(
+        build("per_pair = 0").unwrap_err().to_string(),
+        "workload.per_pair: expected at least 1 flow, got 0"
     );
 }
 

@@ -7,6 +7,7 @@
 
 mod cdf;
 pub mod dag;
+mod deadlines;
 mod flows;
 mod generators;
 pub mod hpcc;
@@ -14,6 +15,7 @@ mod load;
 pub mod shuffle;
 pub mod tpch;
 pub use cdf::SizeCdf;
+pub use deadlines::{fct_alone, floor_deadlines, DeadlineFloor, WireFormat};
 pub use flows::FlowSpec;
 pub use generators::{
     all_to_all_flows, background_flows, bulk_flows, exponential_deadlines, incast_flows,

@@ -23,8 +23,8 @@ Ours (every choice the paper leaves open marked *ours*):
   MapReduce workload suites from Facebook's and Yahoo's Hadoop traces, which describe jobs,
   not flows; FbHdp is the flow sizes measured in a Facebook Hadoop cluster (Roy et al.,
   SIGCOMM 2015), the nearest flow-level distribution the repository has.
-- "Medium load": 0.5 (*ours*). Loads are of the hosts' access capacity
-  (:mod:`~fairnet.paper.uranus.sec52`'s convention).
+- "Medium load": 0.5 (*ours*). Loads are of the links :mod:`~fairnet.paper.uranus.sec52`
+  names (``sec52.LOAD_ON``: the racks' uplinks).
 - Aggregate throughput (*ours*: the paper's window is not given): the bits delivered to every
   receiver per second (every flow's recorded rate, background included), averaged over the
   run after a warm-up, while arrivals continue — the run stops at ``stop_at`` with flows
@@ -72,7 +72,9 @@ PAPER = "Uranus above SCC at every load and workload; ≈ +10%"
 
 def flows_for(cdf: str, load: float, duration_ms: int) -> int:
     """Flows enough that Poisson arrivals at ``load`` last beyond ``duration_ms`` (twice the
-    expected count over the run, at least 20)."""
+    expected count over the run, at least 20). Sized on the hosts' access capacity, the
+    largest reading of ``load`` (the racks' uplinks offer 0.28 of it on §5.2's fat-tree), so
+    that arrivals outlast the run under either."""
     rate = load * HOST_BPS * HOSTS / (8 * MEAN_SIZE[cdf])
     return max(20, math.ceil(2 * rate * duration_ms * 1e-3))
 

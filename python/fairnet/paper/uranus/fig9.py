@@ -21,7 +21,10 @@ Ours (every choice the paper leaves open marked *ours*):
 - Bulk senders (``workload.kind = "bulk"``): every host runs one long-lived flow per slice
   (*ours*: the paper does not give the count), to a host drawn uniformly among the other
   racks' hosts ("uniformly distributed across racks"), all from time 0, 100 GB each (they
-  never finish: the run stops at ``stop_at``).
+  never finish: the run stops at ``stop_at``). A second table (beyond the paper's reading,
+  :data:`PER_PAIR`) runs :data:`SEVERAL` flows per host pair and slice
+  (``workload.per_pair``), where every SCC tunnel holds several flows — the case where SCC's
+  virtual tunnels and Uranus's per-flow weights differ.
 - Background: web-search sizes (*ours*: the paper does not name them) at 10% of the hosts'
   access capacity between racks, Poisson over the whole run, in a CS slice of its own of
   weight 0.1·(W_A + W_B) (*ours*: every flow under WVCC or SCC needs a weight; its share of
@@ -73,28 +76,42 @@ EVERY = {"smoke": 2, "full": 10}
 #: The proportion of Fig. 9(a)/(b)'s curves.
 CURVE_PROPORTION = 0.5
 SCHEDULERS = ("uranus", "scc")
-#: ``W_B``: the number of hosts (one flow per host per slice: a mean flow weight of 1).
+#: ``W_B`` per flow of a host (the number of hosts: with one flow per host per slice, a
+#: mean flow weight of 1; with ``per_pair`` flows, ``W_B = 64 · per_pair``).
 WEIGHT_B = 64.0
+#: Flows per host pair and slice (``workload.per_pair``), per scale: 1 is the paper's reading
+#: (one bulk flow per host per slice: every SCC tunnel holds one flow, and SCC and Uranus
+#: weight the same flows alike), :data:`SEVERAL` the second table's, where SCC's tunnels hold
+#: several flows (§2.4: "a tunnel … the flows with the same source–destination pair").
+SEVERAL = 4
+PER_PAIR = {"smoke": (1, SEVERAL), "full": (1, SEVERAL)}
 #: The paper's claim (§5.2.1; Fig. 9(c) is a plot).
 PAPER = "Uranus's Jain index 21.25–31.49% above SCC's"
 
 
-def scenario(proportion: float, scheduler: str, duration_ms: int, seed: int) -> dict[str, Any]:
+def scenario(
+    proportion: float, scheduler: str, duration_ms: int, seed: int, per_pair: int = 1
+) -> dict[str, Any]:
     """One Fig. 9 run: slices A (tag 0) and B (tag 1) of bulk senders with ``W_A : W_B`` =
-    ``proportion``, the background (tag 2), under ``scheduler`` (``"uranus"`` or ``"scc"``)."""
+    ``proportion``, ``per_pair`` flows per host pair and slice, the background (tag 2), under
+    ``scheduler`` (``"uranus"`` or ``"scc"``)."""
     stop = f"{duration_ms}ms"
-    weights = slice_weights(proportion)
+    weights = slice_weights(proportion, per_pair)
+    workload: dict[str, Any] = {
+        "kind": "bulk",
+        "size": LONG,
+        "tags": 2,
+        "background": {"load": BACKGROUND, "cdf": "websearch", "until": stop},
+    }
+    if per_pair > 1:
+        workload["per_pair"] = per_pair
     return {
-        "name": f"Uranus Fig. 9: slices {proportion:g}:1, {scheduler} (seed {seed})",
+        "name": f"Uranus Fig. 9: slices {proportion:g}:1, {per_pair} flow(s) per pair, "
+        f"{scheduler} (seed {seed})",
         "seed": seed,
         "stop_at": stop,
         "topology": {"kind": "uranus_fat_tree"},
-        "workload": {
-            "kind": "bulk",
-            "size": LONG,
-            "tags": 2,
-            "background": {"load": BACKGROUND, "cdf": "websearch", "until": stop},
-        },
+        "workload": workload,
         "engine": {
             "kind": "packet",
             "transport": "dctcp",
@@ -119,9 +136,11 @@ def scenario(proportion: float, scheduler: str, duration_ms: int, seed: int) -> 
     }
 
 
-def slice_weights(proportion: float) -> tuple[float, float]:
-    """``(W_A, W_B)`` for a proportion value."""
-    return (proportion * WEIGHT_B, WEIGHT_B)
+def slice_weights(proportion: float, per_pair: int = 1) -> tuple[float, float]:
+    """``(W_A, W_B)`` for a proportion value and ``per_pair`` flows per host pair and slice
+    (a mean flow weight of 1)."""
+    w_b = WEIGHT_B * per_pair
+    return (proportion * w_b, w_b)
 
 
 def slice_series(
@@ -178,12 +197,14 @@ def per_link_jain(
     return float(np.mean(values))
 
 
-def run_one(proportion: float, scheduler: str, scale: str, seed: int) -> dict[str, Any]:
+def run_one(
+    proportion: float, scheduler: str, scale: str, seed: int, per_pair: int = 1
+) -> dict[str, Any]:
     """One run's row: mean Jain's index and normalized throughputs after the warm-up, each
     slice's mean ``T_s``, the per-link index, and (Uranus) Eq. (3)'s largest error;
     ``series`` the curves."""
-    weights = slice_weights(proportion)
-    r = fairnet.run(scenario(proportion, scheduler, DURATION_MS[scale], seed))
+    weights = slice_weights(proportion, per_pair)
+    r = fairnet.run(scenario(proportion, scheduler, DURATION_MS[scale], seed, per_pair))
     shares = flow_link_shares(r.scenario, r.flows)
     s = slice_series(r, shares, weights, EVERY[scale])
     warmup_s = WARMUP_MS[scale] * 1e-3
@@ -191,6 +212,7 @@ def run_one(proportion: float, scheduler: str, scale: str, seed: int) -> dict[st
     mean_t = s["throughput_bps"][after].mean(axis=0)
     row: dict[str, Any] = {
         "proportion": proportion,
+        "per_pair": per_pair,
         "scheduler": scheduler,
         "seed": seed,
         "jain_mean": float(s["jain"][after].mean()),
@@ -210,44 +232,64 @@ def run_one(proportion: float, scheduler: str, scale: str, seed: int) -> dict[st
 def run(scale: str, outdir: Path, console: Console, runs: int) -> PaperResult:
     rows: list[dict[str, Any]] = []
     curves: dict[str, dict[str, np.ndarray]] = {}
-    for p in PROPORTIONS[scale]:
-        for scheduler in SCHEDULERS:
-            for seed in range(1, runs + 1):
-                out = run_one(p, scheduler, scale, seed)
-                rows.append(out["row"])
-                if p == CURVE_PROPORTION and seed == 1:
-                    curves[scheduler] = out["series"]
+    for n in PER_PAIR[scale]:
+        for p in PROPORTIONS[scale]:
+            for scheduler in SCHEDULERS:
+                for seed in range(1, runs + 1):
+                    out = run_one(p, scheduler, scale, seed, n)
+                    rows.append(out["row"])
+                    if (n, p, seed) == (1, CURVE_PROPORTION, 1):
+                        curves[scheduler] = out["series"]
     summary = []
-    for p in PROPORTIONS[scale]:
-        jain = {
-            s: float(
-                np.mean(
-                    [r["jain_mean"] for r in rows if (r["proportion"], r["scheduler"]) == (p, s)]
+    for n in PER_PAIR[scale]:
+        for p in PROPORTIONS[scale]:
+            jain = {
+                s: float(
+                    np.mean(
+                        [
+                            r["jain_mean"]
+                            for r in rows
+                            if (r["per_pair"], r["proportion"], r["scheduler"]) == (n, p, s)
+                        ]
+                    )
                 )
-            )
-            for s in SCHEDULERS
-        }
-        summary.append(
-            {
-                "proportion": p,
-                "scheduler": "uranus vs scc",
-                "jain_uranus": jain["uranus"],
-                "jain_scc": jain["scc"],
-                "improvement": jain["uranus"] / jain["scc"] - 1,
-                "paper": PAPER,
+                for s in SCHEDULERS
             }
-        )
-    table = _table(rows, summary, scale, runs)
-    table.print(console)
-    return PaperResult([*rows, *summary], _plot(curves, summary, outdir), [table])
+            summary.append(
+                {
+                    "proportion": p,
+                    "per_pair": n,
+                    "scheduler": "uranus vs scc",
+                    "jain_uranus": jain["uranus"],
+                    "jain_scc": jain["scc"],
+                    "improvement": jain["uranus"] / jain["scc"] - 1,
+                    "paper": PAPER,
+                }
+            )
+    tables = [_table(rows, summary, scale, runs, n) for n in PER_PAIR[scale]]
+    for t in tables:
+        t.print(console)
+    one = [x for x in summary if x["per_pair"] == 1]
+    return PaperResult([*rows, *summary], _plot(curves, one, outdir), tables)
 
 
 def _table(
-    rows: list[dict[str, Any]], summary: list[dict[str, Any]], scale: str, runs: int
+    rows: list[dict[str, Any]],
+    summary: list[dict[str, Any]],
+    scale: str,
+    runs: int,
+    per_pair: int,
 ) -> ResultTable:
+    rows = [r for r in rows if r["per_pair"] == per_pair]
+    summary = [x for x in summary if x["per_pair"] == per_pair]
+    pairs = (
+        "one flow per host and slice"
+        if per_pair == 1
+        else f"{per_pair} flows per host pair and slice (SCC tunnels of {per_pair} flows)"
+    )
     t = ResultTable(
         f"Uranus Fig. 9 ({scale}, {runs} seed{'s' if runs > 1 else ''}): two slices of bulk "
-        "senders, §5.2's fat-tree with 10% background, flowcells",
+        f"senders, {pairs}, §5.2's fat-tree with 10% background, flowcells",
         (
             key("W_A : W_B"),
             key("scheduler"),

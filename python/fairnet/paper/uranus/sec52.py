@@ -57,6 +57,12 @@ from typing import Any
 ECN_K = 65
 #: Mean of the exponential deadlines (see the module doc).
 DEADLINE_MEAN = "20ms"
+#: The lower bound on the drawn deadlines (``workload.deadline_min`` /
+#: ``deadline_min_fct_alone``): ``None`` (none), a duration (PDQ's ``"3ms"``) or
+#: ``"fct_alone"`` (the flow's FCT alone on the empty network), a draw below it clamped to
+#: it, or with the suffix ``":redraw"`` redrawn until it passes it
+#: (``deadline_min_redraw``). See the module doc.
+DEADLINE_FLOOR: str | None = None
 #: Load balancing (§5.2: "flowcell load balancing module"; ``engine.routing``).
 ROUTING = "flowcell"
 #: Which links ``load`` is a fraction of (``workload.load_on``; see the module doc).
@@ -79,11 +85,13 @@ def scenario(
     slice_weight: float = SLICE_WEIGHT,
     load_on: str = LOAD_ON,
     routing: str = ROUTING,
+    deadline_floor: str | None = DEADLINE_FLOOR,
 ) -> dict[str, Any]:
     """One §5.2 run: web search at ``load`` (the total of the slices, before the background)
     of the links ``load_on`` names, with one slice per objective in ``objectives`` (tags 0,
     1, … in that order), ``flows`` flows, routed by ``routing``, under Uranus (WVCC and the
-    slice scheduler) or the guests alone."""
+    slice scheduler) or the guests alone; DS deadlines bounded below by ``deadline_floor``
+    (:data:`DEADLINE_FLOOR`)."""
     workload: dict[str, Any] = {
         "kind": "poisson",
         "cdf": "websearch",
@@ -96,6 +104,14 @@ def scenario(
         workload["tags"] = len(objectives)
     if "ds" in objectives:
         workload["deadline_mean"] = DEADLINE_MEAN
+        if deadline_floor is not None:
+            bound, _, how = deadline_floor.partition(":")
+            if bound == "fct_alone":
+                workload["deadline_min_fct_alone"] = True
+            else:
+                workload["deadline_min"] = bound
+            if how == "redraw":
+                workload["deadline_min_redraw"] = True
     bg_tag = len(objectives)
     engine: dict[str, Any] = {
         "kind": "packet",
