@@ -134,9 +134,13 @@ struct Start {
 }
 
 /// One pass over the paths: the initial load of every link, the flows' starting regimes, their
-/// guarantee-exit and cap events, and in the compact layout the packed rows of [`PackedPaths`]
-/// (if the problem fits them), outside it how many flows cross each link.
-fn start(p: &Problem, compact: bool) -> Start {
+/// guarantee-exit and cap events, and in the compact layout (`COMPACT`) the packed rows of
+/// [`PackedPaths`] (if the problem fits them), outside it how many flows cross each link.
+///
+/// Compiled once per layout, and outside the compact layout the count is taken in the same walk
+/// of each path as the sums: a separate walk for it, and a test of the layout per flow, cost the
+/// 100,000-flow problems 14% of this pass (docs/benchmarks.md, issue 25's third sitting).
+fn start<const COMPACT: bool>(p: &Problem) -> Start {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let weights = p.weights();
     let mut links = LinkState {
@@ -152,8 +156,14 @@ fn start(p: &Problem, compact: bool) -> Start {
     };
     let mut guarantee_exits: Vec<(f64, u32)> = Vec::new();
     let mut cap_events: Vec<(f64, u32)> = Vec::new();
-    let mut degree = (!compact).then(|| vec![0usize; n_links]);
-    let mut packed = if compact {
+    let mut degree = vec![0usize; if COMPACT { 0 } else { n_links }];
+    // Counts a flow on link `l` for the plain index (nothing in the compact layout).
+    let mut count = |l: usize| {
+        if !COMPACT {
+            degree[l] += 1;
+        }
+    };
+    let mut packed = if COMPACT {
         PackedPaths::with_capacity(p)
     } else {
         None
@@ -164,14 +174,12 @@ fn start(p: &Problem, compact: bool) -> Start {
         if let Some(packed) = &mut packed {
             packed.push(path);
         }
-        if let Some(degree) = &mut degree {
-            path.iter().for_each(|&l| degree[l as usize] += 1);
-        }
         if d <= g {
             // Demand no larger than the guarantee (or zero): fixed from the start.
             state.frozen.set(f);
             for &l in path {
                 links.fixed[l as usize] += d;
+                count(l as usize);
             }
             continue;
         }
@@ -181,11 +189,13 @@ fn start(p: &Problem, compact: bool) -> Start {
             for &l in path {
                 links.fixed[l as usize] += g;
                 links.n_at_guarantee[l as usize] += 1;
+                count(l as usize);
             }
         } else {
             for &l in path {
                 links.weight[l as usize] += w;
                 links.n_linear[l as usize] += 1;
+                count(l as usize);
             }
         }
         if d.is_finite() {
@@ -198,7 +208,7 @@ fn start(p: &Problem, compact: bool) -> Start {
         guarantee_exits,
         cap_events,
         packed,
-        degree,
+        degree: (!COMPACT).then_some(degree),
     }
 }
 
@@ -243,7 +253,11 @@ pub(super) fn solve_compact(p: &Problem, threads: usize, compact: bool) -> Alloc
 fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let (mut first, lists) = if threads <= 1 || !compact {
-        let mut first = start(p, compact);
+        let mut first = if compact {
+            start::<true>(p)
+        } else {
+            start::<false>(p)
+        };
         // From the packed rows if there are any: a third of the bytes of the problem's paths.
         let lists = match (&first.packed, first.degree.take()) {
             (_, Some(degree)) => FlowLists::plain(degree, n_flows, &Csr(p)),
@@ -254,7 +268,7 @@ fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
     } else {
         std::thread::scope(|s| {
             let index = s.spawn(|| FlowLists::build(n_links, n_flows, true, threads, &Csr(p)));
-            let first = start(p, true);
+            let first = start::<true>(p);
             (first, index.join().expect("index thread"))
         })
     };
@@ -366,7 +380,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
                 // its flows: the walk can run ahead of the freezes. See `pick_unfrozen`.
                 let at = kept.len();
                 kept.resize(at + parts, 0);
-                pick_unfrozen(
+                let batch = pick_unfrozen(
                     &paths,
                     weights,
                     (&mut lists, link, &mut kept[at..]),
@@ -455,9 +469,12 @@ fn freeze<P: Paths>(
     });
 }
 
-/// Puts in `batch` the unfrozen flows of a saturating link, in list order, keeps them at the
-/// start of its list in the index (`kept`: how many in each part), and starts fetching everything
-/// their freezes will read.
+/// Returns the unfrozen flows of a saturating link, in list order, keeps them at the start of its
+/// list in the index (`kept`: how many in each part), and starts fetching everything their
+/// freezes will read. The flows returned are the kept start of the list itself in the plain
+/// index, and `batch`, filled here, in the compressed one (whose gaps must be decoded): a second
+/// copy of every frozen flow in the plain index cost the 100,000-flow problems about 2% of the
+/// loop (docs/benchmarks.md, issue 25's third sitting).
 ///
 /// The flows of a link are scattered over the flow arrays, so freezing them is a string of cache
 /// misses (before issue 25 they were three quarters of the solve). The work is staged so that
@@ -466,26 +483,34 @@ fn freeze<P: Paths>(
 /// (or, for [`Csr`], the row pointer) of each unfrozen one; then the first paths of the batch
 /// that still need a second stage ([`Paths::ahead`]). The caller then freezes the batch.
 #[inline(always)]
-fn pick_unfrozen<P: Paths>(
+fn pick_unfrozen<'a, P: Paths>(
     paths: &P,
     weights: &[f64],
-    (lists, link, kept): (&mut FlowLists, usize, &mut [u32]),
+    (lists, link, kept): (&'a mut FlowLists, usize, &mut [u32]),
     frozen: &FlowBits,
-    batch: &mut Vec<u32>,
-) {
+    batch: &'a mut Vec<u32>,
+) -> &'a [u32] {
     batch.clear();
+    let decoded = !lists.is_plain();
     lists.retain(link, kept, |f| {
         let unfrozen = !frozen.get(f as usize);
         if unfrozen {
             paths.stage(f as usize);
             prefetch(&weights[f as usize]);
-            batch.push(f);
+            if decoded {
+                batch.push(f);
+            }
         }
         unfrozen
     });
-    for &f in batch.iter().take(PATH_AHEAD) {
+    let picked = match lists.plain_kept(link, kept) {
+        Some(list) => list,
+        None => &batch[..],
+    };
+    for &f in picked.iter().take(PATH_AHEAD) {
         paths.ahead(f as usize);
     }
+    picked
 }
 
 /// Where the event loop reads the links of the flows it freezes, and how it fetches them ahead.
