@@ -97,22 +97,57 @@ struct FlowState {
     at_guarantee: FlowBits,
 }
 
-/// Per-link running sums of the piecewise-linear load `A + B·t`, one array per field.
+/// One link's capacity and running sums of its piecewise-linear load `A + B·t`, together in 32
+/// bytes: a freeze updates the sums of every link on the flow's path and a level reads them all
+/// with the capacity, so one cache line per link visited, where an array per field took three or
+/// four (docs/benchmarks.md, issue 25's third sitting).
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct LinkSums {
+    /// `A`: the rates of frozen flows and the guarantees of flows still at them.
+    fixed: f64,
+    /// `B`: the weights of flows in their linear regime.
+    weight: f64,
+    cap: f64,
+    n_linear: u32,
+    n_at_guarantee: u32,
+}
+
+/// Per-link sums ([`LinkSums`]) and whether the link has saturated.
 struct LinkState {
-    fixed: Vec<f64>,
-    weight: Vec<f64>,
-    n_linear: Vec<u32>,
-    n_at_guarantee: Vec<u32>,
+    sums: Vec<LinkSums>,
     saturated: Vec<bool>,
+}
+
+impl std::ops::Index<usize> for LinkState {
+    type Output = LinkSums;
+    #[inline(always)]
+    fn index(&self, l: usize) -> &LinkSums {
+        &self.sums[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for LinkState {
+    #[inline(always)]
+    fn index_mut(&mut self, l: usize) -> &mut LinkSums {
+        &mut self.sums[l]
+    }
 }
 
 impl LinkState {
     /// The level at which link `l` saturates, given the current level `now`.
-    fn level(&self, l: usize, cap: f64, now: f64) -> Option<f64> {
-        if self.n_linear[l] > 0 {
+    fn level(&self, l: usize, now: f64) -> Option<f64> {
+        let LinkSums {
+            fixed,
+            weight,
+            cap,
+            n_linear,
+            n_at_guarantee,
+        } = self.sums[l];
+        if n_linear > 0 {
             // Rounding can put a just-touched link a hair below `now`; it saturates now.
-            Some(((cap - self.fixed[l]) / self.weight[l]).max(now))
-        } else if self.n_at_guarantee[l] > 0 && cap - self.fixed[l] <= REL_TOL * cap {
+            Some(((cap - fixed) / weight).max(now))
+        } else if n_at_guarantee > 0 && cap - fixed <= REL_TOL * cap {
             // Full with flows that are all at their guarantee: they can never rise.
             Some(now)
         } else {
@@ -144,10 +179,15 @@ fn start<const COMPACT: bool>(p: &Problem) -> Start {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let weights = p.weights();
     let mut links = LinkState {
-        fixed: vec![0.0; n_links],
-        weight: vec![0.0; n_links],
-        n_linear: vec![0; n_links],
-        n_at_guarantee: vec![0; n_links],
+        sums: (p.capacities().iter())
+            .map(|&cap| LinkSums {
+                fixed: 0.0,
+                weight: 0.0,
+                cap,
+                n_linear: 0,
+                n_at_guarantee: 0,
+            })
+            .collect(),
         saturated: vec![false; n_links],
     };
     let mut state = FlowState {
@@ -178,7 +218,7 @@ fn start<const COMPACT: bool>(p: &Problem) -> Start {
             // Demand no larger than the guarantee (or zero): fixed from the start.
             state.frozen.set(f);
             for &l in path {
-                links.fixed[l as usize] += d;
+                links[l as usize].fixed += d;
                 count(l as usize);
             }
             continue;
@@ -187,14 +227,14 @@ fn start<const COMPACT: bool>(p: &Problem) -> Start {
             state.at_guarantee.set(f);
             guarantee_exits.push((g / w, f as u32));
             for &l in path {
-                links.fixed[l as usize] += g;
-                links.n_at_guarantee[l as usize] += 1;
+                links[l as usize].fixed += g;
+                links[l as usize].n_at_guarantee += 1;
                 count(l as usize);
             }
         } else {
             for &l in path {
-                links.weight[l as usize] += w;
-                links.n_linear[l as usize] += 1;
+                links[l as usize].weight += w;
+                links[l as usize].n_linear += 1;
                 count(l as usize);
             }
         }
@@ -283,7 +323,6 @@ fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
 fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> Allocation {
     let n_flows = p.num_flows();
     let n_links = p.num_links();
-    let caps = p.capacities();
     let weights = p.weights();
     let Start {
         mut links,
@@ -298,7 +337,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
 
     let mut heap = IndexedMinHeap::new(n_links);
     for l in 0..n_links {
-        if let Some(t) = links.level(l, caps[l], 0.0) {
+        if let Some(t) = links.level(l, 0.0) {
             heap.set(l, t);
         }
     }
@@ -333,7 +372,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
             .get(next_exit)
             .map_or(f64::INFINITY, |e| e.0);
         let t_cap = cap_events.get(next_cap).map_or(f64::INFINITY, |e| e.0);
-        let (t_link, link) = top_link(&mut heap, &links, caps, now_floor(iteration_level));
+        let (t_link, link) = top_link(&mut heap, &links, now_floor(iteration_level));
         let now = t_exit.min(t_cap).min(t_link);
         if now == f64::INFINITY {
             break;
@@ -347,13 +386,14 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
             let (w, g) = (weights[f], p.guarantee(f));
             for &l in p.path(f) {
                 let l = l as usize;
-                links.fixed[l] -= g;
-                links.weight[l] += w;
-                links.n_at_guarantee[l] -= 1;
-                links.n_linear[l] += 1;
+                let sums = &mut links[l];
+                sums.fixed -= g;
+                sums.weight += w;
+                sums.n_at_guarantee -= 1;
+                sums.n_linear += 1;
                 // The only event that can lower a level: re-key at once.
                 if !links.saturated[l] {
-                    if let Some(t) = links.level(l, caps[l], now) {
+                    if let Some(t) = links.level(l, now) {
                         heap.set(l, t);
                     }
                 }
@@ -452,7 +492,7 @@ fn freeze<P: Paths>(
     if state.at_guarantee.get(f) {
         // Its guarantee is already in the fixed load. (The bit stays set: the rates are
         // written after the loop, and this says the flow froze at its guarantee.)
-        paths.for_each_link(f, |l| links.n_at_guarantee[l] -= 1);
+        paths.for_each_link(f, |l| links[l].n_at_guarantee -= 1);
         return;
     }
     let w = weights[f];
@@ -460,11 +500,12 @@ fn freeze<P: Paths>(
         if l == saturating {
             return;
         }
-        links.fixed[l] += rate;
-        links.weight[l] -= w;
-        links.n_linear[l] -= 1;
-        if links.n_linear[l] == 0 {
-            links.weight[l] = 0.0; // no drift: the sum of an empty set is exactly 0
+        let sums = &mut links[l];
+        sums.fixed += rate;
+        sums.weight -= w;
+        sums.n_linear -= 1;
+        if sums.n_linear == 0 {
+            sums.weight = 0.0; // no drift: the sum of an empty set is exactly 0
         }
     });
 }
@@ -666,9 +707,9 @@ fn now_floor(iteration_level: f64) -> f64 {
 /// the heap; a key can only be stale by being too low. The top is therefore re-keyed lazily:
 /// recompute its true level and sift it down until the top is exact. Guarantee exits, which
 /// lower levels, re-key eagerly.
-fn top_link(heap: &mut IndexedMinHeap, links: &LinkState, caps: &[f64], now: f64) -> (f64, usize) {
+fn top_link(heap: &mut IndexedMinHeap, links: &LinkState, now: f64) -> (f64, usize) {
     while let Some((key, l)) = heap.peek() {
-        match links.level(l, caps[l], now) {
+        match links.level(l, now) {
             Some(t) if t == key => return (t, l),
             Some(t) => heap.set(l, t),
             None => heap.remove(l),
