@@ -36,12 +36,6 @@
 //! *slack* (capacity minus the sum of its flows' limits) from its last recomputation, moved by
 //! the exact differences of the limits since, and an unsaturated link is recomputed only when
 //! the slack comes within [`SLACK_MARGIN`] of zero (a limit that falls never saturates a link).
-//! Arrivals and departures are booked in it too (issue 25): a flow that joins an unsaturated
-//! link of known slack takes its limit there from the slack, and the link is recomputed only if
-//! the slack falls to the margin; a departure gives its limit back and never recomputes the link
-//! (it cannot saturate it, nor move its other flows' limits). That removed 30% of the link
-//! recomputations on m3's parking lot at 60% load and 11% on the k = 16 web-search run, with
-//! every end time unchanged (docs/benchmarks.md).
 //! And a flow of a moving link that is limited elsewhere below the change passes nothing on, so
 //! only its cache of path levels is looked at.
 //!
@@ -338,6 +332,7 @@ impl IncrementalAllocator {
             let list = &mut self.link_flows[l as usize];
             cold.pos.push(list.len() as u32);
             list.push(slot);
+            self.enqueue(l);
         }
         let mut links = [0; INLINE_PATH];
         cold.long_path.clear();
@@ -357,13 +352,6 @@ impl IncrementalAllocator {
             ..FlowEntry::default()
         };
         e.set_mins(mins2(path, &self.level));
-        // The new flow's limit on each link (from the levels of its other links) is booked in
-        // the slack of the unsaturated ones: see `book_in_slack`.
-        for &l in path {
-            let x = e.limit(e.min_level_except(l as usize), &cold);
-            self.book_in_slack(l as usize, x);
-            self.enqueue(l);
-        }
         self.flows[slot as usize] = e;
         self.cold[slot as usize] = cold;
         self.rates[slot as usize] = 0.0;
@@ -391,9 +379,6 @@ impl IncrementalAllocator {
                     .unwrap();
                 mc.pos[k] = at as u32;
             }
-            // Its limit leaves the slack of an unsaturated link (see `book_in_slack`).
-            let x = entry.limit(entry.min_level_except(l as usize), &cold);
-            self.book_in_slack(l as usize, -x);
             self.enqueue(l);
         }
         self.cold[slot as usize] = cold;
@@ -416,31 +401,9 @@ impl IncrementalAllocator {
         let s = slot as usize;
         for i in 0..self.flows[s].path(&self.cold[s]).len() {
             let l = self.flows[s].path(&self.cold[s])[i];
-            // The flow's limit there moved by an amount not booked: the slack is unknown, and
-            // the link is recomputed.
-            self.slack[l as usize].slack = f64::NEG_INFINITY;
             self.enqueue(l);
         }
         self.touch_flow(slot);
-    }
-
-    /// Moves the tracked slack of link `l` by the limit `x` of a flow that joins it (`-x`: that
-    /// leaves it), if `l` is unsaturated and its slack known (it becomes unknown if `x` is
-    /// infinite). The link is still put on the worklist, so that the worklist pops every link in
-    /// the same order as without this (the order decides the last bits of the levels); but
-    /// [`update`](Self::update) does not recompute an unsaturated link whose slack is above the
-    /// margin: it would find it unsaturated.
-    #[inline]
-    fn book_in_slack(&mut self, l: usize, x: f64) {
-        let s = &mut self.slack[l];
-        if self.level[l] != f64::INFINITY || s.slack == f64::NEG_INFINITY {
-            return;
-        }
-        if x.is_finite() {
-            s.slack -= x;
-        } else {
-            s.slack = f64::NEG_INFINITY;
-        }
     }
 
     /// A change on the link itself (its flow set or a flow's parameters): look first.
@@ -495,26 +458,16 @@ impl IncrementalAllocator {
         // Work counts flows scanned: a full solve scans every active flow's path a few times.
         let budget = WORK_BUDGET_FACTOR * self.num_flows() + WORK_BUDGET_BASE;
         let mut work = 0usize;
-        // Flows of the links not recomputed (counted in `work` all the same, so that the
-        // fallback comes at the same point as when every link on the worklist was recomputed).
-        let mut unscanned = 0usize;
         let mut links = 0u64;
         let mut fell_back = false;
         while let Some((_, l)) = self.worklist.pop() {
             work += self.link_flows[l].len() + 1;
+            links += 1;
             if work > budget {
                 self.recompute_all();
                 fell_back = true;
                 break;
             }
-            let s = self.slack[l];
-            if self.level[l] == f64::INFINITY && s.slack > s.margin {
-                // Unsaturated, with room for its flows' limits as booked since its last
-                // recomputation (arrivals, departures, moved limits): it stays so.
-                unscanned += self.link_flows[l].len() + 1;
-                continue;
-            }
-            links += 1;
             let new = self.local_level(l);
             let old = self.level[l];
             if new == old || (new - old).abs() <= LEVEL_TOL * old.abs().min(new.abs()) {
@@ -599,7 +552,7 @@ impl IncrementalAllocator {
             }
         }
         self.stats.link_updates += links;
-        self.stats.flows_scanned += (work - unscanned) as u64;
+        self.stats.flows_scanned += work as u64;
         if fell_back {
             self.backoff = (self.backoff * 2).clamp(1, MAX_BACKOFF);
             self.skip = self.backoff;
@@ -854,44 +807,6 @@ mod tests {
             }
         }
         assert!(solved > 1900, "the rounds settled only {solved} of 2000");
-    }
-
-    /// Arrivals and departures on an unsaturated link whose slack is known are booked in the
-    /// slack, without recomputing the link. Link 0 (capacity 10) is shared by weight-1 flows;
-    /// link 1 (capacity 100) is never saturated. Expected, by water-filling: two flows on link 0
-    /// get 5 each, three get 10/3, and a flow on link 1 alone with demand 3 gets its demand.
-    /// Expected work: after the first update (which recomputes both links and learns link 1's
-    /// slack), each arrival or departure that crosses link 1 recomputes link 0 only — one link
-    /// update — and the demand-limited flow on link 1 alone recomputes none.
-    #[test]
-    fn arrivals_and_departures_on_an_unsaturated_link_move_its_slack() {
-        let mut alloc = IncrementalAllocator::new(vec![10.0, 100.0]);
-        let f1 = alloc.add_flow(&[0], 1.0, f64::INFINITY, 0.0);
-        let f2 = alloc.add_flow(&[0, 1], 1.0, f64::INFINITY, 0.0);
-        alloc.update();
-        assert_eq!((alloc.rate(f1), alloc.rate(f2)), (5.0, 5.0));
-        let links = |a: &IncrementalAllocator| a.stats().link_updates;
-        let before = links(&alloc);
-        let f3 = alloc.add_flow(&[0, 1], 1.0, f64::INFINITY, 0.0);
-        alloc.update();
-        for f in [f1, f2, f3] {
-            assert!((alloc.rate(f) - 10.0 / 3.0).abs() < 1e-12);
-        }
-        assert_eq!(links(&alloc) - before, 1, "only link 0 is recomputed");
-        let before = links(&alloc);
-        alloc.remove_flow(f2);
-        alloc.update();
-        assert_eq!((alloc.rate(f1), alloc.rate(f3)), (5.0, 5.0));
-        assert_eq!(links(&alloc) - before, 1, "only link 0 is recomputed");
-        let before = links(&alloc);
-        let f4 = alloc.add_flow(&[1], 1.0, 3.0, 0.0);
-        alloc.update();
-        assert_eq!(alloc.rate(f4), 3.0);
-        assert_eq!(links(&alloc) - before, 0, "link 1 keeps room for it");
-        // Link 1 is still unsaturated, and its booked slack is 100 − 5 − 3 up to the rounding
-        // of the differences booked on the way (a few ulps of 100).
-        assert_eq!(alloc.level[1], f64::INFINITY);
-        assert!((alloc.slack[1].slack - 92.0).abs() < 1e-12);
     }
 
     /// Random arrivals, departures and weight changes on a random network: after every event the
