@@ -514,7 +514,7 @@ fn freeze<P: Paths>(
 /// list in the index (`kept`: how many in each part), and starts fetching everything their
 /// freezes will read. The flows returned are the kept start of the list itself in the plain
 /// index, and `batch`, filled here, in the compressed one (whose gaps must be decoded): a second
-/// copy of every frozen flow in the plain index cost the 100,000-flow problems about 2% of the
+/// copy of every frozen flow in the plain index cost the 100,000-flow problems about 3% of the
 /// loop (docs/benchmarks.md, issue 25's third sitting).
 ///
 /// The flows of a link are scattered over the flow arrays, so freezing them is a string of cache
