@@ -230,6 +230,22 @@ impl FlowLists {
         }
     }
 
+    /// Whether these are the plain lists.
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        matches!(self, FlowLists::Plain { .. })
+    }
+
+    /// In the plain lists, the flows kept by [`FlowLists::retain`] at the start of link `l`'s
+    /// list, as a slice (`None` for the compressed lists, which must be decoded).
+    #[inline(always)]
+    pub(crate) fn plain_kept(&self, l: usize, kept: &[u32]) -> Option<&[u32]> {
+        match self {
+            FlowLists::Gaps(_) => None,
+            FlowLists::Plain { ptr, flows } => Some(&flows[ptr[l]..ptr[l] + kept[0] as usize]),
+        }
+    }
+
     /// Calls `visit` with every flow kept by [`FlowLists::retain`] at the start of link `l`'s
     /// list, in order.
     #[inline(always)]
@@ -247,10 +263,9 @@ impl FlowLists {
                     }
                 }
             }
-            FlowLists::Plain { ptr, flows } => {
-                flows[ptr[l]..ptr[l] + kept[0] as usize]
-                    .iter()
-                    .for_each(|&f| visit(f));
+            FlowLists::Plain { .. } => {
+                let list = self.plain_kept(l, kept).expect("plain lists");
+                list.iter().for_each(|&f| visit(f));
             }
         }
     }

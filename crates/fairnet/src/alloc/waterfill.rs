@@ -97,22 +97,57 @@ struct FlowState {
     at_guarantee: FlowBits,
 }
 
-/// Per-link running sums of the piecewise-linear load `A + B·t`, one array per field.
+/// One link's capacity and running sums of its piecewise-linear load `A + B·t`, together in 32
+/// bytes: a freeze updates the sums of every link on the flow's path and a level reads them all
+/// with the capacity, so one cache line per link visited, where an array per field took three or
+/// four (docs/benchmarks.md, issue 25's third sitting).
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct LinkSums {
+    /// `A`: the rates of frozen flows and the guarantees of flows still at them.
+    fixed: f64,
+    /// `B`: the weights of flows in their linear regime.
+    weight: f64,
+    cap: f64,
+    n_linear: u32,
+    n_at_guarantee: u32,
+}
+
+/// Per-link sums ([`LinkSums`]) and whether the link has saturated.
 struct LinkState {
-    fixed: Vec<f64>,
-    weight: Vec<f64>,
-    n_linear: Vec<u32>,
-    n_at_guarantee: Vec<u32>,
+    sums: Vec<LinkSums>,
     saturated: Vec<bool>,
+}
+
+impl std::ops::Index<usize> for LinkState {
+    type Output = LinkSums;
+    #[inline(always)]
+    fn index(&self, l: usize) -> &LinkSums {
+        &self.sums[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for LinkState {
+    #[inline(always)]
+    fn index_mut(&mut self, l: usize) -> &mut LinkSums {
+        &mut self.sums[l]
+    }
 }
 
 impl LinkState {
     /// The level at which link `l` saturates, given the current level `now`.
-    fn level(&self, l: usize, cap: f64, now: f64) -> Option<f64> {
-        if self.n_linear[l] > 0 {
+    fn level(&self, l: usize, now: f64) -> Option<f64> {
+        let LinkSums {
+            fixed,
+            weight,
+            cap,
+            n_linear,
+            n_at_guarantee,
+        } = self.sums[l];
+        if n_linear > 0 {
             // Rounding can put a just-touched link a hair below `now`; it saturates now.
-            Some(((cap - self.fixed[l]) / self.weight[l]).max(now))
-        } else if self.n_at_guarantee[l] > 0 && cap - self.fixed[l] <= REL_TOL * cap {
+            Some(((cap - fixed) / weight).max(now))
+        } else if n_at_guarantee > 0 && cap - fixed <= REL_TOL * cap {
             // Full with flows that are all at their guarantee: they can never rise.
             Some(now)
         } else {
@@ -134,16 +169,25 @@ struct Start {
 }
 
 /// One pass over the paths: the initial load of every link, the flows' starting regimes, their
-/// guarantee-exit and cap events, and in the compact layout the packed rows of [`PackedPaths`]
-/// (if the problem fits them), outside it how many flows cross each link.
-fn start(p: &Problem, compact: bool) -> Start {
+/// guarantee-exit and cap events, and in the compact layout (`COMPACT`) the packed rows of
+/// [`PackedPaths`] (if the problem fits them), outside it how many flows cross each link.
+///
+/// Compiled once per layout, and outside the compact layout the count is taken in the same walk
+/// of each path as the sums: a separate walk for it, and a test of the layout per flow, cost the
+/// 100,000-flow problems 14% of this pass (docs/benchmarks.md, issue 25's third sitting).
+fn start<const COMPACT: bool>(p: &Problem) -> Start {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let weights = p.weights();
     let mut links = LinkState {
-        fixed: vec![0.0; n_links],
-        weight: vec![0.0; n_links],
-        n_linear: vec![0; n_links],
-        n_at_guarantee: vec![0; n_links],
+        sums: (p.capacities().iter())
+            .map(|&cap| LinkSums {
+                fixed: 0.0,
+                weight: 0.0,
+                cap,
+                n_linear: 0,
+                n_at_guarantee: 0,
+            })
+            .collect(),
         saturated: vec![false; n_links],
     };
     let mut state = FlowState {
@@ -152,8 +196,14 @@ fn start(p: &Problem, compact: bool) -> Start {
     };
     let mut guarantee_exits: Vec<(f64, u32)> = Vec::new();
     let mut cap_events: Vec<(f64, u32)> = Vec::new();
-    let mut degree = (!compact).then(|| vec![0usize; n_links]);
-    let mut packed = if compact {
+    let mut degree = vec![0usize; if COMPACT { 0 } else { n_links }];
+    // Counts a flow on link `l` for the plain index (nothing in the compact layout).
+    let mut count = |l: usize| {
+        if !COMPACT {
+            degree[l] += 1;
+        }
+    };
+    let mut packed = if COMPACT {
         PackedPaths::with_capacity(p)
     } else {
         None
@@ -164,14 +214,12 @@ fn start(p: &Problem, compact: bool) -> Start {
         if let Some(packed) = &mut packed {
             packed.push(path);
         }
-        if let Some(degree) = &mut degree {
-            path.iter().for_each(|&l| degree[l as usize] += 1);
-        }
         if d <= g {
             // Demand no larger than the guarantee (or zero): fixed from the start.
             state.frozen.set(f);
             for &l in path {
-                links.fixed[l as usize] += d;
+                links[l as usize].fixed += d;
+                count(l as usize);
             }
             continue;
         }
@@ -179,13 +227,15 @@ fn start(p: &Problem, compact: bool) -> Start {
             state.at_guarantee.set(f);
             guarantee_exits.push((g / w, f as u32));
             for &l in path {
-                links.fixed[l as usize] += g;
-                links.n_at_guarantee[l as usize] += 1;
+                links[l as usize].fixed += g;
+                links[l as usize].n_at_guarantee += 1;
+                count(l as usize);
             }
         } else {
             for &l in path {
-                links.weight[l as usize] += w;
-                links.n_linear[l as usize] += 1;
+                links[l as usize].weight += w;
+                links[l as usize].n_linear += 1;
+                count(l as usize);
             }
         }
         if d.is_finite() {
@@ -198,7 +248,7 @@ fn start(p: &Problem, compact: bool) -> Start {
         guarantee_exits,
         cap_events,
         packed,
-        degree,
+        degree: (!COMPACT).then_some(degree),
     }
 }
 
@@ -243,7 +293,11 @@ pub(super) fn solve_compact(p: &Problem, threads: usize, compact: bool) -> Alloc
 fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
     let (n_flows, n_links) = (p.num_flows(), p.num_links());
     let (mut first, lists) = if threads <= 1 || !compact {
-        let mut first = start(p, compact);
+        let mut first = if compact {
+            start::<true>(p)
+        } else {
+            start::<false>(p)
+        };
         // From the packed rows if there are any: a third of the bytes of the problem's paths.
         let lists = match (&first.packed, first.degree.take()) {
             (_, Some(degree)) => FlowLists::plain(degree, n_flows, &Csr(p)),
@@ -254,7 +308,7 @@ fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
     } else {
         std::thread::scope(|s| {
             let index = s.spawn(|| FlowLists::build(n_links, n_flows, true, threads, &Csr(p)));
-            let first = start(p, true);
+            let first = start::<true>(p);
             (first, index.join().expect("index thread"))
         })
     };
@@ -269,7 +323,6 @@ fn solve_laid_out(p: &Problem, threads: usize, compact: bool) -> Allocation {
 fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> Allocation {
     let n_flows = p.num_flows();
     let n_links = p.num_links();
-    let caps = p.capacities();
     let weights = p.weights();
     let Start {
         mut links,
@@ -284,7 +337,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
 
     let mut heap = IndexedMinHeap::new(n_links);
     for l in 0..n_links {
-        if let Some(t) = links.level(l, caps[l], 0.0) {
+        if let Some(t) = links.level(l, 0.0) {
             heap.set(l, t);
         }
     }
@@ -319,7 +372,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
             .get(next_exit)
             .map_or(f64::INFINITY, |e| e.0);
         let t_cap = cap_events.get(next_cap).map_or(f64::INFINITY, |e| e.0);
-        let (t_link, link) = top_link(&mut heap, &links, caps, now_floor(iteration_level));
+        let (t_link, link) = top_link(&mut heap, &links, now_floor(iteration_level));
         let now = t_exit.min(t_cap).min(t_link);
         if now == f64::INFINITY {
             break;
@@ -333,13 +386,14 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
             let (w, g) = (weights[f], p.guarantee(f));
             for &l in p.path(f) {
                 let l = l as usize;
-                links.fixed[l] -= g;
-                links.weight[l] += w;
-                links.n_at_guarantee[l] -= 1;
-                links.n_linear[l] += 1;
+                let sums = &mut links[l];
+                sums.fixed -= g;
+                sums.weight += w;
+                sums.n_at_guarantee -= 1;
+                sums.n_linear += 1;
                 // The only event that can lower a level: re-key at once.
                 if !links.saturated[l] {
-                    if let Some(t) = links.level(l, caps[l], now) {
+                    if let Some(t) = links.level(l, now) {
                         heap.set(l, t);
                     }
                 }
@@ -366,7 +420,7 @@ fn fill<P: Paths>(p: &Problem, paths: P, first: Start, mut lists: FlowLists) -> 
                 // its flows: the walk can run ahead of the freezes. See `pick_unfrozen`.
                 let at = kept.len();
                 kept.resize(at + parts, 0);
-                pick_unfrozen(
+                let batch = pick_unfrozen(
                     &paths,
                     weights,
                     (&mut lists, link, &mut kept[at..]),
@@ -438,7 +492,7 @@ fn freeze<P: Paths>(
     if state.at_guarantee.get(f) {
         // Its guarantee is already in the fixed load. (The bit stays set: the rates are
         // written after the loop, and this says the flow froze at its guarantee.)
-        paths.for_each_link(f, |l| links.n_at_guarantee[l] -= 1);
+        paths.for_each_link(f, |l| links[l].n_at_guarantee -= 1);
         return;
     }
     let w = weights[f];
@@ -446,18 +500,22 @@ fn freeze<P: Paths>(
         if l == saturating {
             return;
         }
-        links.fixed[l] += rate;
-        links.weight[l] -= w;
-        links.n_linear[l] -= 1;
-        if links.n_linear[l] == 0 {
-            links.weight[l] = 0.0; // no drift: the sum of an empty set is exactly 0
+        let sums = &mut links[l];
+        sums.fixed += rate;
+        sums.weight -= w;
+        sums.n_linear -= 1;
+        if sums.n_linear == 0 {
+            sums.weight = 0.0; // no drift: the sum of an empty set is exactly 0
         }
     });
 }
 
-/// Puts in `batch` the unfrozen flows of a saturating link, in list order, keeps them at the
-/// start of its list in the index (`kept`: how many in each part), and starts fetching everything
-/// their freezes will read.
+/// Returns the unfrozen flows of a saturating link, in list order, keeps them at the start of its
+/// list in the index (`kept`: how many in each part), and starts fetching everything their
+/// freezes will read. The flows returned are the kept start of the list itself in the plain
+/// index, and `batch`, filled here, in the compressed one (whose gaps must be decoded): a second
+/// copy of every frozen flow in the plain index cost the 100,000-flow problems about 3% of the
+/// loop (docs/benchmarks.md, issue 25's third sitting).
 ///
 /// The flows of a link are scattered over the flow arrays, so freezing them is a string of cache
 /// misses (before issue 25 they were three quarters of the solve). The work is staged so that
@@ -466,26 +524,34 @@ fn freeze<P: Paths>(
 /// (or, for [`Csr`], the row pointer) of each unfrozen one; then the first paths of the batch
 /// that still need a second stage ([`Paths::ahead`]). The caller then freezes the batch.
 #[inline(always)]
-fn pick_unfrozen<P: Paths>(
+fn pick_unfrozen<'a, P: Paths>(
     paths: &P,
     weights: &[f64],
-    (lists, link, kept): (&mut FlowLists, usize, &mut [u32]),
+    (lists, link, kept): (&'a mut FlowLists, usize, &mut [u32]),
     frozen: &FlowBits,
-    batch: &mut Vec<u32>,
-) {
+    batch: &'a mut Vec<u32>,
+) -> &'a [u32] {
     batch.clear();
+    let decoded = !lists.is_plain();
     lists.retain(link, kept, |f| {
         let unfrozen = !frozen.get(f as usize);
         if unfrozen {
             paths.stage(f as usize);
             prefetch(&weights[f as usize]);
-            batch.push(f);
+            if decoded {
+                batch.push(f);
+            }
         }
         unfrozen
     });
-    for &f in batch.iter().take(PATH_AHEAD) {
+    let picked = match lists.plain_kept(link, kept) {
+        Some(list) => list,
+        None => &batch[..],
+    };
+    for &f in picked.iter().take(PATH_AHEAD) {
         paths.ahead(f as usize);
     }
+    picked
 }
 
 /// Where the event loop reads the links of the flows it freezes, and how it fetches them ahead.
@@ -641,9 +707,9 @@ fn now_floor(iteration_level: f64) -> f64 {
 /// the heap; a key can only be stale by being too low. The top is therefore re-keyed lazily:
 /// recompute its true level and sift it down until the top is exact. Guarantee exits, which
 /// lower levels, re-key eagerly.
-fn top_link(heap: &mut IndexedMinHeap, links: &LinkState, caps: &[f64], now: f64) -> (f64, usize) {
+fn top_link(heap: &mut IndexedMinHeap, links: &LinkState, now: f64) -> (f64, usize) {
     while let Some((key, l)) = heap.peek() {
-        match links.level(l, caps[l], now) {
+        match links.level(l, now) {
             Some(t) if t == key => return (t, l),
             Some(t) => heap.set(l, t),
             None => heap.remove(l),
