@@ -5,7 +5,8 @@ use super::{PacketConfig, PacketSim, QdiscConfig, TransportKind};
 use crate::engine::packet::records::PacketResults;
 use crate::ids::NodeId;
 use crate::schemes::fifo::EcnThreshold;
-use crate::topo::{dumbbell, fat_tree, FatTreeSpec, LinkSpec, Topology};
+use crate::test_support::uniform_fat_tree;
+use crate::topo::{dumbbell, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
 
@@ -34,13 +35,10 @@ fn d2tcp_without_deadlines_is_dctcp_bit_for_bit() {
     // (1 − α/2); the increase is DCTCP's. Expected: 16 flows of mixed sizes and starts across a
     // k = 4 fat-tree give records identical to DCTCP's, same seed (every FCT, every link
     // counter, every mark).
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(
+        4,
+        LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+    );
     let flows: Vec<FlowSpec> = (0..16u32)
         .map(|i| {
             FlowSpec::new(

@@ -14,7 +14,8 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::schemes::fifo::{DropTail, EcnThreshold};
 use crate::schemes::red::{RedConfig, RedThreshold};
 use crate::schemes::sched::Classifier;
-use crate::topo::{dumbbell, fat_tree, FatTreeSpec, LinkSpec, Topology};
+use crate::test_support::uniform_fat_tree;
+use crate::topo::{dumbbell, LinkSpec, Topology};
 use crate::units::{Bytes, Rate, Time};
 use crate::workload::FlowSpec;
 use std::cell::RefCell;
@@ -147,13 +148,10 @@ fn dctcp_keeps_the_bottleneck_busy_with_the_queue_near_k() {
 fn same_config_and_seed_give_identical_records() {
     // A k = 4 fat-tree with 16 flows across pods under ECMP: same inputs → bit-identical
     // records; a different ECMP seed → different link loads.
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(
+        4,
+        LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+    );
     let flows: Vec<FlowSpec> = (0..16u32)
         .map(|i| {
             FlowSpec::new(
@@ -373,13 +371,10 @@ fn reno_recovers_from_drops_in_a_tiny_buffer() {
 fn spraying_reorders_but_delivers_everything() {
     // Per-packet spraying on a k = 4 fat-tree: packets of one flow take different cores;
     // the receiver reassembles; every flow completes and bytes are conserved.
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(
+        4,
+        LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+    );
     let flows: Vec<FlowSpec> = (0..8u32)
         .map(|i| FlowSpec::new(NodeId(i), NodeId(i + 8), Bytes(500_000), Time::ZERO))
         .collect();
@@ -2066,13 +2061,10 @@ fn a_pinned_flow_takes_the_given_path_and_bad_paths_are_one_line_errors() {
     // core in turn: every data byte crosses the link from pod 0 into that core and none
     // crosses into any other core (those links carry no ACKs either: ACKs travel from pod 3
     // towards pod 0). Unpinned flows and ACKs keep their ECMP routes.
-    let topo = fat_tree(FatTreeSpec {
-        k: 4,
-        host_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        fabric_link: LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
-        oversubscription: 1,
-    })
-    .unwrap();
+    let topo = uniform_fat_tree(
+        4,
+        LinkSpec::new(Rate::gbps(10), Time::from_us(1), Bytes(100 * 1048)),
+    );
     let size = Bytes(200_000);
     let flows = vec![FlowSpec::new(NodeId(0), NodeId(15), size, Time::ZERO)];
     let up = |agg: u32, core: u32| topo.find_link(NodeId(agg), NodeId(core)).unwrap();
