@@ -28,12 +28,13 @@
 //! Either way the flows' sizes, starts and hosts are untouched.
 
 use super::flows::FlowSpec;
+use super::generators::unit_exponential;
 use crate::error::Result;
 use crate::metrics::{ideal_fct, wire_bytes};
 use crate::topo::routing::{PathSelector, Routing};
 use crate::topo::Topology;
 use crate::units::{Bytes, Time};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// A lower bound on every drawn deadline; the larger of the bounds set applies.
@@ -100,8 +101,7 @@ pub fn floor_deadlines(
         }
         if d < bound {
             let slack = if floor.redraw {
-                // Exponential by inversion; 1 - u is in (0, 1].
-                Time::from_secs_f64(-(1.0 - rng.gen::<f64>()).ln() * mean.as_secs_f64())
+                Time::from_secs_f64(unit_exponential(&mut rng) * mean.as_secs_f64())
             } else {
                 Time::ZERO
             };

@@ -12,6 +12,13 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// One draw of the exponential distribution of mean 1, by inversion: `−ln(1 − u)` for `u`
+/// uniform in [0, 1), so `1 − u` is in (0, 1] and the draw is finite. Scaled by a mean (or
+/// divided by a rate) it gives the exponential gaps, sizes and deadlines of the generators.
+pub(super) fn unit_exponential(rng: &mut impl Rng) -> f64 {
+    -(1.0 - rng.gen::<f64>()).ln()
+}
+
 /// `n_flows` flows with sizes from `cdf` between uniformly random distinct host pairs, arriving
 /// as one Poisson process whose rate offers `load` (a fraction in (0, 1]) of the hosts' total
 /// access capacity: `λ = load · host_rate · hosts / (8 · mean size)` (the convention of the HPCC
@@ -55,8 +62,7 @@ pub fn poisson_flows_offering(
         .map(|(src, dst)| {
             let size = cdf.sample(&mut rng);
             let flow = FlowSpec::new(src, dst, size, Time::from_secs_f64(t));
-            // Exponential inter-arrival by inversion; 1 - u is in (0, 1].
-            t += -(1.0 - rng.gen::<f64>()).ln() / lambda;
+            t += unit_exponential(&mut rng) / lambda;
             flow
         })
         .collect())
@@ -125,11 +131,10 @@ pub fn window_arrivals(
     let mut starts: Vec<f64> = Vec::new();
     match arrivals {
         Arrivals::Poisson => {
-            // Exponential gaps by inversion; 1 - u is in (0, 1].
-            let mut t = a - (1.0 - rng.gen::<f64>()).ln() / rate;
+            let mut t = a + unit_exponential(&mut rng) / rate;
             while t < b {
                 starts.push(t);
-                t -= (1.0 - rng.gen::<f64>()).ln() / rate;
+                t += unit_exponential(&mut rng) / rate;
             }
         }
         Arrivals::PerPeriod { period } => {
@@ -159,7 +164,7 @@ pub fn window_arrivals(
     Ok(starts
         .into_iter()
         .map(|t| {
-            let size = (-(1.0 - rng.gen::<f64>()).ln() * mean).ceil().max(1.0);
+            let size = (unit_exponential(&mut rng) * mean).ceil().max(1.0);
             let mut f = FlowSpec::new(src, dst, Bytes(size as u64), Time::from_secs_f64(t));
             f.tag = tag;
             f
@@ -182,8 +187,7 @@ pub fn exponential_deadlines(flows: &mut [FlowSpec], mean: Time, seed: u64) -> R
     // A stream apart from the one that drew the flows (any fixed odd constant will do).
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15);
     for f in flows {
-        // Exponential by inversion; 1 - u is in (0, 1].
-        let d = -(1.0 - rng.gen::<f64>()).ln() * mean.as_secs_f64();
+        let d = unit_exponential(&mut rng) * mean.as_secs_f64();
         f.deadline = Some(Time::from_secs_f64(d).max(Time(1)));
     }
     Ok(())
@@ -235,8 +239,7 @@ pub fn background_flows(
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xB5AD_4ECE_DA1C_E2A9);
     let lambda = load * full.bps() / (8.0 * cdf.mean());
     let mut flows = Vec::new();
-    // Exponential inter-arrivals by inversion; 1 - u is in (0, 1].
-    let mut t = -(1.0 - rng.gen::<f64>()).ln() / lambda;
+    let mut t = unit_exponential(&mut rng) / lambda;
     while t < until.as_secs_f64() {
         let s = rng.gen_range(0..hosts.len());
         let d = host_in_another_rack(rack, s, &mut rng);
@@ -248,7 +251,7 @@ pub fn background_flows(
         );
         f.tag = tag;
         flows.push(f);
-        t += -(1.0 - rng.gen::<f64>()).ln() / lambda;
+        t += unit_exponential(&mut rng) / lambda;
     }
     Ok(flows)
 }
